@@ -1,0 +1,377 @@
+"""``jit``, ``make_jaxpr``, ``eval_shape``: tracing a Python function into the jaxpr dialect."""
+from __future__ import annotations
+
+import functools
+import inspect
+import itertools
+import operator
+import weakref
+
+import numpy as np
+
+from irax.ir import dialect, printer
+from irax.ir.avals import ShapedArray
+from irax.ir.jaxpr_view import NUM_CONSTS_ATTR, view
+from irax.ir.mlir import context, ir, scope
+
+from . import core, dtypes, tree_util
+from .array import Array
+from .config import config
+
+
+class ShapeDtypeStruct:
+    """A shape and dtype standing in for an array (``jax.ShapeDtypeStruct``)."""
+
+    __slots__ = ("shape", "dtype", "weak_type", "sharding")
+
+    def __init__(self, shape, dtype, *, weak_type=False, sharding=None):
+        self.shape = tuple(shape)
+        self.dtype = np.dtype(dtype)
+        self.weak_type = weak_type
+        self.sharding = sharding
+
+    ndim = property(lambda self: len(self.shape))
+    size = property(lambda self: int(np.prod(self.shape, dtype=np.int64)))
+
+    def __repr__(self):
+        weak = ", weak_type=True" if self.weak_type else ""
+        return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{weak})"
+
+    def __eq__(self, other):
+        return (isinstance(other, ShapeDtypeStruct) and self.shape == other.shape and self.dtype == other.dtype
+                and self.weak_type == other.weak_type)
+
+    def __hash__(self):
+        return hash((self.shape, self.dtype, self.weak_type))
+
+
+def abstractify(x, name="argument") -> ShapedArray:
+    """The abstract value jit traces an argument with."""
+    aval = getattr(x, "aval", None)
+    if isinstance(aval, ShapedArray):
+        return aval
+    if isinstance(x, ShapeDtypeStruct):
+        return ShapedArray(x.shape, dtypes.canonicalize_dtype(x.dtype), x.weak_type)
+    if isinstance(x, (np.ndarray, np.generic)):
+        return ShapedArray(np.shape(x), dtypes.canonicalize_dtype(x.dtype))
+    if type(x) in (bool, int, float, complex):
+        return ShapedArray((), dtypes.canonicalize_dtype(dtypes.dtype(x)), type(x) is not bool)
+    raise TypeError(f"Error interpreting {name}: {x!r} of type {type(x)} is not a valid JAX type")
+
+
+class Traced:
+    """A function traced into ``func_name`` of ``module``, with what calling it needs."""
+
+    def __init__(self, module, func_name, closure, in_avals, out_avals, in_tree, out_tree, fun_name):
+        self.module = module
+        self.func_name = func_name
+        self.closure = closure  # values of the trailing arguments: constants, or tracers of an outer trace
+        self.in_avals = in_avals
+        self.out_avals = out_avals
+        self.in_tree = in_tree
+        self.out_tree = out_tree
+        self.fun_name = fun_name
+
+
+def _fun_name(fun) -> str:
+    return getattr(fun, "__name__", None) or type(fun).__name__
+
+
+def trace(fun, args, kwargs, *, purpose, module=None, func_name="main", private=False) -> Traced:
+    """Traces ``fun(*args, **kwargs)`` (array leaves abstract) into a new ``func.func``."""
+    leaves, in_tree = tree_util.tree_flatten((args, kwargs))
+    in_avals = [abstractify(x, f"argument {i}") for i, x in enumerate(leaves)]
+    module = module if module is not None else core.new_module()
+    parent = core.current_trace()
+    t = core.JaxprTrace(module, func_name, [a for a in in_avals], fun_name=_fun_name(fun), purpose=purpose,
+                        parent=parent)
+    if private:
+        t.func.attributes["sym_visibility"] = ir.StringAttr.get("private", context=context())
+    core.push_trace(t)
+    with scope():
+        try:
+            targs, tkwargs = tree_util.tree_unflatten(in_tree, t.in_tracers)
+            out = fun(*targs, **tkwargs)
+            out_leaves, out_tree = tree_util.tree_flatten(out)
+            _check_outputs(fun, out_leaves)
+            out_avals = t.finish(out_leaves)
+        finally:
+            core.pop_trace(t)
+    return Traced(module, func_name, t.closure, in_avals, out_avals, in_tree, out_tree, _fun_name(fun))
+
+
+def _check_outputs(fun, leaves):
+    for leaf in leaves:
+        if not (isinstance(leaf, (core.Tracer, Array, np.ndarray, np.generic))
+                or type(leaf) in (bool, int, float, complex)):
+            raise TypeError(f"function {_fun_name(fun)} returned a value of type {type(leaf)}, which is not a "
+                            "valid JAX type")
+
+
+class Jaxpr:
+    """A jaxpr (a ``func.func`` of the dialect) seen the way ``jax.core.Jaxpr`` is."""
+
+    def __init__(self, module, func_name):
+        self.module = module
+        self.func_name = func_name
+
+    @functools.cached_property
+    def _view(self):
+        return view(_lookup(self.module, self.func_name))
+
+    constvars = property(lambda self: self._view.constvars)
+    invars = property(lambda self: self._view.invars)
+    outvars = property(lambda self: self._view.outvars)
+    eqns = property(lambda self: self._view.eqns)
+
+    def __str__(self):
+        return printer.jaxpr_text(self.module, self.func_name)
+
+    __repr__ = __str__
+
+    def pretty_print(self, **kwargs):
+        return str(self)
+
+    @property
+    def mlir(self) -> str:
+        """The dialect form of the whole module, with source locations."""
+        return self.module.operation.get_asm(enable_debug_info=True)
+
+
+class ClosedJaxpr:
+    """What ``make_jaxpr`` returns: a jaxpr plus the values of its constvars."""
+
+    def __init__(self, traced: Traced):
+        self._traced = traced
+        self.jaxpr = Jaxpr(traced.module, traced.func_name)
+        self.consts = list(traced.closure)
+        self.in_avals = list(traced.in_avals)
+        self.out_avals = list(traced.out_avals)
+
+    literals = property(lambda self: self.consts)
+
+    def __str__(self):
+        return str(self.jaxpr)
+
+    __repr__ = __str__
+
+    def pretty_print(self, **kwargs):
+        return str(self)
+
+    @property
+    def eqns(self):
+        return self.jaxpr.eqns
+
+
+def _lookup(module, name):
+    for op in module.body.operations:
+        if "sym_name" in op.attributes and ir.StringAttr(op.attributes["sym_name"]).value == name:
+            return op
+    raise KeyError(name)
+
+
+def _split_static(fun, args, kwargs, static_argnums, static_argnames):
+    if not static_argnums and not static_argnames:
+        return args, kwargs, ()
+    n = len(args)
+    nums = {i if i >= 0 else i + n for i in static_argnums}
+    for i in nums:
+        if i >= n:
+            raise ValueError(f"jitted function has static_argnums={tuple(static_argnums)} but was called with only "
+                             f"{n} positional arguments")
+    statics = tuple((i, args[i]) for i in sorted(nums)) + tuple(
+        (k, kwargs[k]) for k in sorted(static_argnames) if k in kwargs)
+    for _, v in statics:
+        try:
+            hash(v)
+        except TypeError:
+            raise ValueError(f"Non-hashable static arguments are not supported. An error occurred while trying to "
+                             f"hash an object of type {type(v)}, {v}. The error was:\nTypeError: unhashable type: "
+                             f"'{type(v).__name__}'") from None
+    dyn_args = tuple(a for i, a in enumerate(args) if i not in nums)
+    dyn_kwargs = {k: v for k, v in kwargs.items() if k not in static_argnames}
+    return dyn_args, dyn_kwargs, statics
+
+
+def _with_statics(fun, statics, n_args_total):
+    def call(*dyn_args, **dyn_kwargs):
+        args = list(dyn_args)
+        kwargs = dict(dyn_kwargs)
+        for key, value in statics:
+            if isinstance(key, int):
+                args.insert(key, value)
+            else:
+                kwargs[key] = value
+        return fun(*args, **kwargs)
+    functools.update_wrapper(call, fun)
+    return call
+
+
+def make_jaxpr(fun, static_argnums=(), axis_env=None, return_shape=False, abstracted_axes=None):
+    """Returns a function that traces ``fun`` and gives its ``ClosedJaxpr`` (as ``jax.make_jaxpr``)."""
+    static_argnums = _as_tuple(static_argnums)
+
+    @functools.wraps(fun)
+    def make(*args, **kwargs):
+        dyn_args, dyn_kwargs, statics = _split_static(fun, args, kwargs, static_argnums, ())
+        traced = trace(_with_statics(fun, statics, len(args)), dyn_args, dyn_kwargs, purpose="make_jaxpr")
+        closed = ClosedJaxpr(traced)
+        if return_shape:
+            shapes = tree_util.tree_unflatten(traced.out_tree, [
+                ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type) for a in traced.out_avals])
+            return closed, shapes
+        return closed
+    return make
+
+
+def _as_tuple(x):
+    if x is None:
+        return ()
+    if isinstance(x, int):
+        return (x,)
+    return tuple(x)
+
+
+def eval_shape(fun, *args, **kwargs):
+    """Shapes and dtypes of ``fun``'s outputs, found by tracing alone."""
+    traced = trace(fun, args, kwargs, purpose="eval_shape")
+    return tree_util.tree_unflatten(traced.out_tree, [
+        ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type) for a in traced.out_avals])
+
+
+_callee_names = itertools.count()
+
+
+def _leaf_signature(x):
+    sig = getattr(x, "_sig", None)
+    if sig is not None:
+        return sig
+    if isinstance(x, (np.ndarray, np.generic)):
+        return (np.shape(x), x.dtype)
+    if isinstance(x, core.Tracer):
+        return x.aval
+    return type(x)
+
+
+class JitWrapped:
+    """A jitted function: traced and compiled once per argument signature."""
+
+    def __init__(self, fun, static_argnums=(), static_argnames=(), donate_argnums=(), donate_argnames=(),
+                 inline=False, keep_unused=False, eager_inline=False):
+        functools.update_wrapper(self, fun)
+        self._fun = fun
+        self._static_argnums = _as_tuple(static_argnums)
+        self._static_argnames = _as_tuple(static_argnames) if not isinstance(static_argnames, str) \
+            else (static_argnames,)
+        self._donate_argnums = _as_tuple(donate_argnums)
+        self._cache = {}
+        self._nested = weakref.WeakKeyDictionary()
+        self._has_statics = bool(self._static_argnums or self._static_argnames)
+        self._eager_inline = eager_inline
+        self._flat_cache = {}  # (x64, avals of positional Array arguments) -> compiled call
+
+    def __get__(self, obj, objtype=None):
+        if obj is None:
+            return self
+        return functools.partial(self, obj)
+
+    def _key(self, args, kwargs):
+        if self._has_statics:
+            args, kwargs, statics = _split_static(self._fun, args, kwargs, self._static_argnums,
+                                                  self._static_argnames)
+        else:
+            statics = ()
+        leaves, treedef = tree_util.tree_flatten((args, kwargs))
+        key = (treedef, tuple(map(_leaf_signature, leaves)), statics, config.jax_enable_x64)
+        return key, leaves, args, kwargs, statics
+
+    def __call__(self, *args, **kwargs):
+        if len(core._stack) > 1:
+            return self._call_under_trace(args, kwargs)
+        if self._eager_inline:
+            return self._fun(*args, **kwargs)
+        if not kwargs:
+            try:
+                flat_key = (config.jax_enable_x64, *[a._sig for a in args])
+            except AttributeError:
+                flat_key = None
+            entry = self._flat_cache.get(flat_key)
+            if entry is not None:
+                return entry.call_arrays(args)
+        key, leaves, dargs, dkwargs, statics = self._key(args, kwargs)
+        entry = self._cache.get(key)
+        if entry is None:
+            entry = self._cache[key] = self._compile(dargs, dkwargs, statics)
+        if not kwargs and not self._has_statics and flat_key is not None and len(leaves) == len(args):
+            self._flat_cache[flat_key] = entry
+        return entry(leaves)
+
+    def _trace(self, args, kwargs, statics, **trace_kwargs):
+        fun = _with_statics(self._fun, statics, len(args)) if statics else self._fun
+        return trace(fun, args, kwargs, **trace_kwargs)
+
+    def _compile(self, args, kwargs, statics):
+        from .compiled import compile_traced
+        return compile_traced(self._trace(args, kwargs, statics, purpose="jit"))
+
+    def _call_under_trace(self, args, kwargs):
+        """Nested jit: trace into a private function of the caller's module and call it (``jaxpr.pjit``)."""
+        outer = core.current_trace()
+        key, leaves, dargs, dkwargs, statics = self._key(args, kwargs)
+        per_module = self._nested.setdefault(outer.module, {})
+        traced = per_module.get(key)
+        if traced is None:
+            name = f"{_symbol_name(self._fun)}_{next(_callee_names)}"
+            traced = per_module[key] = self._trace(dargs, dkwargs, statics, purpose="jit", module=outer.module,
+                                                   func_name=name, private=True)
+        operands = list(leaves) + list(traced.closure)
+        outs = outer.call(traced, operands)
+        return tree_util.tree_unflatten(traced.out_tree, outs)
+
+    def lower(self, *args, **kwargs):
+        from .compiled import Lowered
+        _, _, dargs, dkwargs, statics = self._key(args, kwargs)
+        return Lowered(self._trace(dargs, dkwargs, statics, purpose="jit"))
+
+    def eval_shape(self, *args, **kwargs):
+        return eval_shape(self._fun, *args, **kwargs)
+
+    def trace(self, *args, **kwargs):
+        _, _, dargs, dkwargs, statics = self._key(args, kwargs)
+        return ClosedJaxpr(self._trace(dargs, dkwargs, statics, purpose="jit"))
+
+
+def staged(fun=None, *, static_argnums=(), static_argnames=()):
+    """A jit used inside irax.numpy for JAX's jaxpr structure: a ``pjit`` under a trace,
+    a plain Python call in eager mode (where every primitive already runs on NumPy)."""
+    if fun is None:
+        return functools.partial(staged, static_argnums=static_argnums, static_argnames=static_argnames)
+    return JitWrapped(fun, static_argnums, static_argnames, eager_inline=True)
+
+
+def _symbol_name(fun) -> str:
+    name = _fun_name(fun)
+    cleaned = "".join(c if c.isalnum() or c == "_" else "_" for c in name).strip("_")
+    return cleaned or "fn"
+
+
+def jit(fun=None, *, static_argnums=None, static_argnames=None, donate_argnums=None, donate_argnames=None,
+        keep_unused=False, device=None, backend=None, inline=False, abstracted_axes=None, in_shardings=None,
+        out_shardings=None, compiler_options=None):
+    """Compiles ``fun`` through StableHLO and IREE, once per input signature (as ``jax.jit``).
+
+    Args:
+      fun: the function to compile; its array arguments may be pytrees.
+      static_argnums, static_argnames: arguments treated as compile-time constants (must be hashable).
+      donate_argnums: arguments whose buffers the computation may reuse.
+
+    Returns:
+      A callable with the same signature, plus ``lower``, ``eval_shape`` and ``trace``.
+    """
+    if fun is None:
+        return functools.partial(jit, static_argnums=static_argnums, static_argnames=static_argnames,
+                                 donate_argnums=donate_argnums, donate_argnames=donate_argnames)
+    if not callable(fun):
+        raise TypeError(f"Expected a callable value, got {fun}")
+    return JitWrapped(fun, static_argnums or (), static_argnames or (), donate_argnums or (),
+                      donate_argnames or ())

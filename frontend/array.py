@@ -1,0 +1,161 @@
+"""``irax.Array``: an immutable array on an IREE device or, for eager results, on the host.
+
+An eager result stays a NumPy array until a compiled program needs it on the
+device; a compiled result stays on the device until the user reads it.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from irax.ir.avals import ShapedArray
+from irax.runtime import device as rt_device
+
+from . import dtypes
+from .array_methods import ArrayMethods
+
+
+class Array(ArrayMethods):
+    """An immutable n-dimensional array, as ``jax.Array``."""
+
+    __slots__ = ("aval", "_npy", "_buf", "_sig", "__weakref__")
+    __array_priority__ = 100
+
+    @classmethod
+    def _from_host(cls, array: np.ndarray, aval: ShapedArray) -> "Array":
+        self = object.__new__(cls)
+        if array.dtype != aval.dtype:
+            array = array.astype(aval.dtype)
+        array.flags.writeable = False
+        self._npy = array
+        self._buf = None
+        self.aval = aval
+        self._sig = aval
+        return self
+
+    @classmethod
+    def _from_device(cls, buffer_view, aval: ShapedArray) -> "Array":
+        self = object.__new__(cls)
+        self._npy = None
+        self._buf = buffer_view
+        self.aval = aval
+        self._sig = aval
+        return self
+
+    shape = property(lambda self: self.aval.shape)
+    dtype = property(lambda self: self.aval.dtype)
+    ndim = property(lambda self: len(self.aval.shape))
+    size = property(lambda self: self.aval.size)
+    weak_type = property(lambda self: self.aval.weak_type)
+    nbytes = property(lambda self: self.aval.size * self.aval.dtype.itemsize)
+    itemsize = property(lambda self: self.aval.dtype.itemsize)
+
+    @property
+    def _value(self) -> np.ndarray:
+        if self._npy is None:
+            array = rt_device.to_host(self._buf, self.aval.shape, self.aval.dtype)
+            array.flags.writeable = False
+            self._npy = array
+        return self._npy
+
+    def _device_buffer(self, device):
+        if self._buf is None:
+            self._buf = device.put(self._npy)
+        return self._buf
+
+    def __array__(self, dtype=None, copy=None):
+        value = self._value
+        if dtype is not None and np.dtype(dtype) != value.dtype:
+            return value.astype(dtype)
+        return value.copy() if copy else value
+
+    def __repr__(self):
+        prefix = "Array("
+        dtype_str = f"dtype={self.dtype.name}" + (", weak_type=True" if self.weak_type else "")
+        width = np.get_printoptions()["linewidth"]
+        if self.size == 0:
+            s = f"[], shape={self.shape}"
+        else:
+            s = np.array2string(self._value, prefix=prefix, suffix=",", separator=", ", max_line_width=width)
+        last_line_len = len(s) - s.rfind("\n") + 1
+        sep = " " * len(prefix) if last_line_len + len(dtype_str) + 2 > width else " "
+        return f"{prefix}{s},{sep}{dtype_str})"
+
+    def __str__(self):
+        return str(self._value)
+
+    def __format__(self, spec):
+        return format(self._value.item(), spec) if self.ndim == 0 else format(str(self), spec)
+
+    def item(self, *args):
+        return self._value.item(*args)
+
+    def tolist(self):
+        return self._value.tolist()
+
+    def __bool__(self):
+        return bool(self._value)
+
+    def __int__(self):
+        return int(self._value)
+
+    def __float__(self):
+        return float(self._value)
+
+    def __complex__(self):
+        return complex(self._value)
+
+    def __index__(self):
+        if not np.issubdtype(self.dtype, np.integer) or self.ndim:
+            raise TypeError("Only integer scalar arrays can be converted to a scalar index.")
+        return int(self._value)
+
+    def __hash__(self):
+        raise TypeError(f"unhashable type: '{type(self).__name__}'")
+
+    def __reduce__(self):
+        return (_reconstruct, (self._value, self.weak_type))
+
+    def block_until_ready(self):
+        return self
+
+    def copy_to_host_async(self):
+        pass
+
+    def is_fully_addressable(self):
+        return True
+
+    def devices(self):
+        return {rt_device.get_device()}
+
+    @property
+    def device(self):
+        return rt_device.get_device()
+
+    def copy(self):
+        return Array._from_host(self._value.copy(), self.aval)
+
+
+def _reconstruct(value, weak_type):
+    return Array._from_host(np.array(value), ShapedArray(value.shape, value.dtype, weak_type))
+
+
+def to_numpy(x) -> np.ndarray:
+    """The host value of an operand, with JAX's default (canonical) dtype."""
+    if isinstance(x, Array):
+        return x._value
+    if isinstance(x, np.ndarray):
+        dtype = dtypes.canonicalize_dtype(x.dtype)
+        return x if dtype == x.dtype else x.astype(dtype)
+    return np.asarray(x, dtype=dtypes.canonicalize_dtype(dtypes.dtype(x)))
+
+
+def is_array_like(x) -> bool:
+    return isinstance(x, (Array, np.ndarray, np.generic, int, float, complex, bool))
+
+
+def _register_with_core():
+    from . import core
+    core._bind_array_module()
+
+
+_register_with_core()

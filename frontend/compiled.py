@@ -1,0 +1,136 @@
+"""From a traced function to a callable IREE executable: lowering, compiling, calling."""
+from __future__ import annotations
+
+import numpy as np
+
+from irax.backends import iree as iree_backend
+from irax.ir.mlir import scope
+from irax.passes import COMPILE_PIPELINE, run_pipeline
+from irax.runtime.device import get_device
+from irax.runtime.executable import Executable
+
+from . import tree_util
+from .array import Array, to_numpy
+
+# Programs touching more elements than this run on the multi-threaded driver.
+_TASK_DRIVER_WORK = 1 << 18
+
+
+def lower_to_stablehlo(traced) -> str:
+    """The StableHLO text of ``traced`` (its module is left as it was)."""
+    with scope():
+        module = traced.module.operation.clone()
+        run_pipeline(module.opview, COMPILE_PIPELINE)
+        return module.get_asm(enable_debug_info=True)
+
+
+def _work(traced) -> int:
+    sizes = [a.size for a in traced.in_avals] + [a.size for a in traced.out_avals]
+    return max(sizes, default=0) + _dot_work(traced)
+
+
+def _dot_work(traced) -> int:
+    text = traced.module.operation.get_asm()
+    return (1 << 20) if "jaxpr.dot_general" in text and max(
+        [a.size for a in traced.in_avals] + [0]) >= 4096 else 0
+
+
+class CompiledCall:
+    """Calls one compiled executable on flat argument leaves and rebuilds the output pytree."""
+
+    def __init__(self, traced, stablehlo: str):
+        self.traced = traced
+        self.stablehlo = stablehlo
+        self.vmfb = iree_backend.compile_stablehlo(stablehlo)
+        driver = "local-task" if _work(traced) >= _TASK_DRIVER_WORK else "local-sync"
+        self.device = get_device(driver)
+        self.executable = Executable(self.vmfb, self.device, name=traced.fun_name)
+        self.function = self.executable.function("main")
+        self.in_avals = traced.in_avals
+        self.out_avals = traced.out_avals
+        self.out_tree = traced.out_tree
+        self.const_buffers = [self.device.put(to_numpy(c)) for c in traced.closure]
+        self.n_out = len(traced.out_avals)
+        self._single_output = self.out_tree == tree_util.tree_structure(0)
+        import iree.runtime as rt
+        self._variant_list = rt.VmVariantList
+        self._buffer_view = rt.HalBufferView
+        self._invoke = self.executable.context.invoke
+
+    def _buffer(self, x, aval):
+        if isinstance(x, Array):
+            return x._device_buffer(self.device)
+        return self.device.put(np.asarray(x, dtype=aval.dtype))
+
+    def __call__(self, leaves):
+        buffers = [self._buffer(x, a) for x, a in zip(leaves, self.in_avals)]
+        buffers += self.const_buffers
+        outs = self.executable.call(self.function, buffers, self.n_out)
+        results = [Array._from_device(b, a) for b, a in zip(outs, self.out_avals)]
+        return tree_util.tree_unflatten(self.out_tree, results)
+
+    def call_arrays(self, arrays):
+        """The dispatch fast path: positional ``Array`` arguments whose avals match the trace."""
+        args = self._variant_list(len(arrays) + len(self.const_buffers))
+        device = self.device
+        for a in arrays:
+            buf = a._buf
+            args.push_ref(buf if buf is not None else a._device_buffer(device))
+        for buf in self.const_buffers:
+            args.push_ref(buf)
+        results = self._variant_list(self.n_out)
+        self._invoke(self.function, args, results)
+        view = self._buffer_view
+        if self._single_output:
+            return Array._from_device(results.get_as_object(0, view), self.out_avals[0])
+        outs = [Array._from_device(results.get_as_object(i, view), a) for i, a in enumerate(self.out_avals)]
+        return tree_util.tree_unflatten(self.out_tree, outs)
+
+
+def compile_traced(traced) -> CompiledCall:
+    return CompiledCall(traced, lower_to_stablehlo(traced))
+
+
+class Lowered:
+    """``jit(f).lower(*args)``: the traced program, printable and compilable."""
+
+    def __init__(self, traced):
+        self._traced = traced
+
+    def as_text(self, dialect: str = "stablehlo", *, debug_info: bool = False) -> str:
+        if dialect == "jaxpr":
+            return self._traced.module.operation.get_asm(enable_debug_info=debug_info)
+        if dialect == "stablehlo":
+            return lower_to_stablehlo(self._traced)
+        raise ValueError(f"unknown dialect {dialect!r}; expected 'stablehlo' or 'jaxpr'")
+
+    def compile(self):
+        return Compiled(compile_traced(self._traced))
+
+    @property
+    def in_tree(self):
+        return self._traced.in_tree
+
+    @property
+    def out_tree(self):
+        return self._traced.out_tree
+
+
+class Compiled:
+    """``jit(f).lower(*args).compile()``: call it with arguments of the lowered signature."""
+
+    def __init__(self, call: CompiledCall):
+        self._call = call
+
+    def __call__(self, *args, **kwargs):
+        leaves, tree = tree_util.tree_flatten((args, kwargs))
+        if tree != self._call.traced.in_tree:
+            raise TypeError(f"function compiled for {self._call.traced.in_tree}, called with {tree}")
+        for i, (x, aval) in enumerate(zip(leaves, self._call.in_avals)):
+            if tuple(np.shape(x)) != aval.shape:
+                raise TypeError(f"argument {i} has shape {tuple(np.shape(x))}, but the function was compiled for "
+                                f"{aval.str_short()}")
+        return self._call(leaves)
+
+    def as_text(self) -> str:
+        return self._call.stablehlo

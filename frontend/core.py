@@ -1,0 +1,353 @@
+"""Tracing: tracers, the trace stack, and ``bind``.
+
+Every ``lax`` function ends in ``bind(name, *args, **params)``. With no trace
+active the primitive runs at once on its NumPy reference rule (eager mode).
+Under a trace (``jit``, ``make_jaxpr``) every primitive — on constants too, as
+in JAX — is emitted as one ``jaxpr.<name>`` op into the trace's ``func.func``,
+located at the user's ``file:line:col``.
+"""
+from __future__ import annotations
+
+import itertools
+import os
+import sys
+
+import numpy as np
+
+from irax.backends import numpy_rules
+from irax.ir import dialect, ops
+from irax.ir.avals import ShapedArray
+from irax.ir.jaxpr_view import NUM_CONSTS_ATTR
+from irax.ir.mlir import context, ir
+
+from . import dtypes, errors
+from .array_methods import ArrayMethods
+
+def _irax_dirs():
+    """Where irax's packages live (siblings in a checkout, nested in a wheel)."""
+    import importlib.util
+    dirs = []
+    for name in ("irax", "irax.ir", "irax.passes", "irax.backends", "irax.runtime", "irax.tools"):
+        spec = importlib.util.find_spec(name)
+        dirs += [os.path.abspath(p) + os.sep for p in (spec.submodule_search_locations or ())]
+    return tuple(dirs) + (os.path.join(os.path.dirname(os.__file__), "contextlib"),)
+
+
+_SKIP_PREFIXES = ()
+
+
+def user_frame():
+    """The innermost frame outside irax: where the user's code called us."""
+    global _SKIP_PREFIXES
+    if not _SKIP_PREFIXES:
+        _SKIP_PREFIXES = _irax_dirs()
+    f = sys._getframe(1)
+    while f is not None and f.f_code.co_filename.startswith(_SKIP_PREFIXES):
+        f = f.f_back
+    return f
+
+
+def user_source_line() -> str:
+    f = user_frame()
+    return f"{f.f_code.co_filename}:{f.f_lineno}" if f is not None else "<unknown>"
+
+
+def _frame_position(f):
+    if hasattr(f.f_code, "co_positions"):
+        positions = list(itertools.islice(f.f_code.co_positions(), f.f_lasti // 2, f.f_lasti // 2 + 1))
+        if positions and positions[0][0] is not None:
+            return positions[0][0], (positions[0][2] or 0) + 1
+    return f.f_lineno, 1
+
+
+_loc_cache: dict = {}
+
+
+def user_location():
+    f = user_frame()
+    if f is None:
+        key = ("<unknown>", 0, 0)
+    else:
+        line, col = _frame_position(f)
+        key = (f.f_code.co_filename, line, col)
+    loc = _loc_cache.get(key)
+    if loc is None:
+        loc = _loc_cache[key] = ir.Location.file(*key, context=context())
+    return loc
+
+
+def note_user_line(exc: BaseException) -> BaseException:
+    """Adds the user's source line to an exception raised while binding."""
+    if hasattr(exc, "add_note") and not getattr(exc, "_irax_noted", False):
+        exc.add_note(f"(raised by irax for the call at {user_source_line()})")
+        exc._irax_noted = True
+    return exc
+
+
+class Tracer(ArrayMethods):
+    """A value under trace: an abstract value plus the ``ir.Value`` holding it."""
+
+    __slots__ = ("_trace", "aval", "value")
+    __array_priority__ = 1000
+
+    def __init__(self, trace, aval: ShapedArray, value):
+        self._trace = trace
+        self.aval = aval
+        self.value = value
+
+    shape = property(lambda self: self.aval.shape)
+    dtype = property(lambda self: self.aval.dtype)
+    ndim = property(lambda self: self.aval.ndim)
+    size = property(lambda self: self.aval.size)
+    weak_type = property(lambda self: self.aval.weak_type)
+
+    def _describe(self):
+        return f"traced array with shape {self.aval.dtype.name}{list(self.aval.shape)}".replace(" ", "").replace(
+            "tracedarraywithshape", "traced array with shape ")
+
+    def _context_message(self):
+        return (f"\nThe error occurred while tracing the function {self._trace.fun_name} for "
+                f"{self._trace.purpose}, at {user_source_line()}. This concrete value was not available in "
+                "Python because it depends on the value of an argument.")
+
+    def __bool__(self):
+        raise errors.TracerBoolConversionError(
+            f"Attempted boolean conversion of {self._describe()}.{self._context_message()}")
+
+    def _concretization(self, fn):
+        return errors.ConcretizationTypeError(
+            f"Abstract tracer value encountered where concrete value is expected: {self._describe()}\n"
+            f"The problem arose with the `{fn}` function. If trying to convert the data type of a value, "
+            f"try using `x.astype({fn})` or `jnp.array(x, {fn})` instead.{self._context_message()}\n")
+
+    def __float__(self):
+        raise self._concretization("float")
+
+    def __complex__(self):
+        raise self._concretization("complex")
+
+    def __int__(self):
+        raise self._concretization("int")
+
+    def __index__(self):
+        raise errors.TracerIntegerConversionError(
+            f"The __index__() method was called on {self._describe()}.{self._context_message()}")
+
+    def __array__(self, *args, **kwargs):
+        raise errors.TracerArrayConversionError(
+            f"The numpy.ndarray conversion method __array__() was called on {self._describe()}"
+            f"{self._context_message()}")
+
+    def __hash__(self):
+        raise TypeError(f"unhashable type: {type(self).__name__}")
+
+    def __repr__(self):
+        return f"Traced<{self.aval.str_short()}>with<{type(self._trace).__name__}>"
+
+    def item(self, *args):
+        raise self._concretization("item")
+
+    def tolist(self):
+        raise self._concretization("tolist")
+
+
+class EvalTrace:
+    """Eager mode: each primitive runs at once on its NumPy rule."""
+
+    level = 0
+    active = True
+
+    def process(self, opdef, args, params):
+        arrays, avals_in = [], []
+        for a in args:
+            if type(a) is _Array:
+                value = a._npy
+                arrays.append(value if value is not None else a._value)
+                avals_in.append(a.aval)
+            elif isinstance(a, Tracer):
+                raise _leaked(a)
+            else:
+                value = _to_numpy(a)
+                arrays.append(value)
+                avals_in.append(_aval_of_concrete(a, value))
+        avals_out = _result_avals(opdef, tuple(avals_in), params)
+        outs = numpy_rules.evaluate(opdef.name, arrays, params, avals_out)
+        return [_Array._from_host(o, aval) for o, aval in zip(outs, avals_out)]
+
+
+def _leaked(tracer: Tracer):
+    return errors.UnexpectedTracerError(
+        f"Encountered an unexpected tracer: {tracer!r}. A function transformed by JAX had a side effect, "
+        f"allowing a tracer created inside it (while tracing {tracer._trace.fun_name} for "
+        f"{tracer._trace.purpose}) to escape its scope. The tracer was used at {user_source_line()} "
+        "after that trace had ended. Pass it as an argument or return it instead.")
+
+
+def _aval_of_concrete(arg, array):
+    aval = getattr(arg, "aval", None)
+    if aval is not None:
+        return aval
+    weak = dtypes.is_weakly_typed(arg)
+    return ShapedArray(array.shape, array.dtype, weak)
+
+
+def _result_avals(opdef, avals_in, params):
+    try:
+        key = (opdef.name, avals_in, tuple(params.items()))
+        hash(key)
+    except TypeError:
+        key = None
+    if key is not None:
+        cached = _rule_cache.get(key)
+        if cached is not None:
+            return cached
+    try:
+        out = opdef.result_avals(list(avals_in), params)
+    except (TypeError, ValueError) as e:
+        raise note_user_line(e) from None
+    if key is not None:
+        _rule_cache[key] = out
+    return out
+
+
+_rule_cache: dict = {}
+
+
+class JaxprTrace:
+    """Records primitives as ops of one ``func.func`` in a module being built."""
+
+    _levels = itertools.count(1)
+
+    def __init__(self, module, func_name: str, in_avals, *, fun_name="<fn>", purpose="jit", parent=None):
+        self.module = module
+        self.parent = parent
+        self.fun_name = fun_name
+        self.purpose = purpose
+        self.level = next(self._levels)
+        self.active = True
+        self.func_name = func_name
+        loc = user_location()
+        with loc:
+            from iree.compiler.dialects import func as func_d
+            types = [dialect.tensor_type_of(a) for a in in_avals]
+            self.func = func_d.FuncOp(func_name, ir.FunctionType.get(types, []),
+                                      ip=ir.InsertionPoint(module.body))
+            self.block = self.func.add_entry_block()
+        self.ip = ir.InsertionPoint(self.block)
+        self.in_tracers = [Tracer(self, a, v) for a, v in zip(in_avals, self.block.arguments)]
+        self.closure = []           # what the trailing arguments are bound to: constants or outer tracers
+        self._closure_args = {}     # id(object) -> (object, block argument)
+
+    def process(self, opdef, args, params):
+        values = [self.to_value(a) for a in args]
+        avals_in = tuple(self._aval(a, v) for a, v in zip(args, values))
+        avals_out = _result_avals(opdef, avals_in, params)
+        op = ir.Operation.create(opdef.mlir_name, results=[dialect.tensor_type_of(a) for a in avals_out],
+                                 operands=values, attributes=dialect.encode_params(opdef, params),
+                                 loc=user_location(), ip=self.ip)
+        return [Tracer(self, aval, r) for aval, r in zip(avals_out, op.results)]
+
+    def _aval(self, arg, value):
+        aval = getattr(arg, "aval", None)
+        if aval is not None and not isinstance(arg, np.ndarray):
+            return aval
+        return dialect.aval_of_type(value.type).update(weak_type=dtypes.is_weakly_typed(arg))
+
+    def to_value(self, x):
+        if isinstance(x, Tracer):
+            if x._trace is self:
+                return x.value
+            if x._trace.active and x._trace.level < self.level:
+                return self._lift(x)
+            raise _leaked(x)
+        from .array import to_numpy
+        array = to_numpy(x)
+        if array.shape == ():
+            return self.literal(array)
+        return self._const(x, array)
+
+    def literal(self, array):
+        op = ir.Operation.create("jaxpr.literal", results=[dialect.tensor_type(array.shape, array.dtype)],
+                                 attributes=dialect.encode_params(ops.OPS["literal"], {"value": array}),
+                                 loc=user_location(), ip=self.ip)
+        return op.result
+
+    def _const(self, x, array):
+        return self._closure_arg(x, dialect.tensor_type(array.shape, array.dtype))
+
+    def _lift(self, tracer):
+        return self._closure_arg(tracer, dialect.tensor_type_of(tracer.aval))
+
+    def _closure_arg(self, x, tensor_type):
+        entry = self._closure_args.get(id(x))
+        if entry is None:
+            entry = self._closure_args[id(x)] = (x, self.block.add_argument(tensor_type, user_location()))
+            self.closure.append(x)
+        return entry[1]
+
+    def call(self, traced, operands):
+        """Emits a ``jaxpr.pjit`` of ``traced`` (a function of this module) on ``operands``."""
+        values = [self.to_value(o) for o in operands]
+        params = {"name": traced.fun_name, "callee": traced.func_name}
+        op = ir.Operation.create("jaxpr.pjit", results=[dialect.tensor_type_of(a) for a in traced.out_avals],
+                                 operands=values, attributes=dialect.encode_params(ops.OPS["pjit"], params),
+                                 loc=user_location(), ip=self.ip)
+        return [Tracer(self, aval, r) for aval, r in zip(traced.out_avals, op.results)]
+
+    def finish(self, outs):
+        """Ends the function with ``outs``; returns their avals (weak types kept)."""
+        values = [self.to_value(o) for o in outs]
+        avals_out = [self._aval(o, v) for o, v in zip(outs, values)]
+        from iree.compiler.dialects import func as func_d
+        with user_location():
+            func_d.ReturnOp(values, ip=self.ip)
+            arg_types = [a.type for a in self.block.arguments]
+            self.func.attributes["function_type"] = ir.TypeAttr.get(
+                ir.FunctionType.get(arg_types, [v.type for v in values]))
+            n_trailing = len(self.closure)
+            if n_trailing:
+                self.func.attributes[NUM_CONSTS_ATTR] = ir.IntegerAttr.get(
+                    ir.IntegerType.get_signless(64), n_trailing)
+        return avals_out
+
+
+_stack: list = [EvalTrace()]
+
+
+def _bind_array_module():
+    """Late import: ``array`` imports this module's siblings."""
+    global _Array, _to_numpy
+    from .array import Array, to_numpy
+    _Array, _to_numpy = Array, to_numpy
+
+
+def current_trace():
+    return _stack[-1]
+
+
+def push_trace(trace):
+    _stack.append(trace)
+
+
+def pop_trace(trace):
+    assert _stack[-1] is trace
+    _stack.pop()
+    trace.active = False
+
+
+def bind(name: str, *args, **params):
+    """Applies primitive ``name``: evaluates it, or records it under a trace."""
+    return _stack[-1].process(ops.OPS[name], args, params)
+
+
+def bind1(name: str, *args, **params):
+    return _stack[-1].process(ops.OPS[name], args, params)[0]
+
+
+def new_module():
+    with ir.Location.unknown(context=context()):
+        return ir.Module.create()
+
+
+def is_tracer(x) -> bool:
+    return isinstance(x, Tracer)

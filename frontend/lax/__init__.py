@@ -1,0 +1,364 @@
+"""``irax.lax``: thin wrappers that bind one primitive each, with JAX's signatures."""
+from __future__ import annotations
+
+import builtins
+import enum
+import operator
+
+import numpy as np
+
+from irax import dtypes as _dtypes
+from irax.core import bind1, is_tracer
+from irax.ir.avals import ShapedArray
+
+from ._scalars import as_operand, scalar_like
+
+
+class RoundingMethod(enum.IntEnum):
+    AWAY_FROM_ZERO = 0
+    TO_NEAREST_EVEN = 1
+
+    def __str__(self):
+        return str(int(self))
+
+
+class Precision(enum.Enum):
+    DEFAULT = 0
+    HIGH = 1
+    HIGHEST = 2
+
+
+def _unop(name):
+    def fn(x, **kwargs):
+        return bind1(name, as_operand(x))
+    fn.__name__ = name
+    fn.__doc__ = f"Elementwise ``{name}`` (the ``{name}`` primitive)."
+    return fn
+
+
+def _binop(name):
+    def fn(x, y):
+        x, y = _match_scalars(x, y)
+        return bind1(name, x, y)
+    fn.__name__ = name
+    fn.__doc__ = f"Elementwise ``{name}`` of operands of one dtype (the ``{name}`` primitive)."
+    return fn
+
+
+def _match_scalars(*args):
+    """Python scalars take the dtype of the array operands, weakly (as lax does)."""
+    ref = next((a for a in args if type(a) not in _PY_SCALARS), None)
+    if ref is None:
+        return tuple(as_operand(a) for a in args)
+    dtype = _dtypes.dtype(ref)
+    return tuple(scalar_like(a, dtype) if type(a) in _PY_SCALARS else a for a in args)
+
+
+_PY_SCALARS = (bool, int, float, builtins.complex)
+
+
+for _name in ("neg", "sign", "floor", "ceil", "is_finite", "exp", "exp2", "log", "expm1", "log1p", "tanh",
+              "logistic", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh",
+              "sqrt", "rsqrt", "cbrt", "abs", "erf", "erfc", "erf_inv", "lgamma", "digamma", "square",
+              "population_count", "clz", "real", "imag"):
+    globals()[_name] = _unop(_name)
+bitwise_not = _unop("not")
+
+for _name in ("add", "sub", "mul", "div", "rem", "pow", "max", "min", "atan2", "nextafter", "eq", "ne", "lt",
+              "le", "gt", "ge", "shift_left", "shift_right_arithmetic", "shift_right_logical", "complex"):
+    globals()[_name] = _binop(_name)
+bitwise_and, bitwise_or, bitwise_xor = _binop("and"), _binop("or"), _binop("xor")
+
+
+def conj(x):
+    return bind1("conj", as_operand(x))
+
+
+def stop_gradient(x):
+    """Identity whose derivative is zero; maps over pytrees as JAX's does."""
+    from irax import tree_util
+    return tree_util.tree_map(lambda leaf: bind1("stop_gradient", as_operand(leaf)), x)
+
+
+def round(x, rounding_method=RoundingMethod.AWAY_FROM_ZERO):
+    return bind1("round", as_operand(x), rounding_method=int(rounding_method))
+
+
+def integer_pow(x, y: int):
+    return bind1("integer_pow", as_operand(x), y=operator.index(y))
+
+
+def reciprocal(x):
+    return integer_pow(x, -1)
+
+
+def select_n(which, *cases):
+    return bind1("select_n", as_operand(which), *_match_scalars(*cases))
+
+
+def select(pred, on_true, on_false):
+    return select_n(pred, on_false, on_true)
+
+
+def clamp(min, x, max):
+    min, x, max = _match_scalars(min, x, max)
+    return bind1("clamp", min, x, max)
+
+
+def convert_element_type(operand, new_dtype):
+    new_dtype = _dtypes.canonicalize_dtype(new_dtype)
+    return _convert(operand, new_dtype, weak_type=False)
+
+
+def _convert(operand, new_dtype, weak_type):
+    """JAX's ``_convert_element_type``: Python and NumPy scalars convert on the host
+    (becoming literals under a trace); arrays and tracers bind the primitive."""
+    if type(operand) in _PY_SCALARS or isinstance(operand, np.generic):
+        value = operand.item() if isinstance(operand, np.generic) else operand
+        return scalar_like(value, new_dtype, weak_type)
+    operand = as_operand(operand)
+    if operand.dtype == new_dtype and operand.weak_type == weak_type:
+        return operand
+    return bind1("convert_element_type", operand, new_dtype=np.dtype(new_dtype), weak_type=bool(weak_type))
+
+
+def bitcast_convert_type(operand, new_dtype):
+    return bind1("bitcast_convert_type", as_operand(operand), new_dtype=_dtypes.canonicalize_dtype(new_dtype))
+
+
+def broadcast_in_dim(operand, shape, broadcast_dimensions, out_sharding=None):
+    operand = as_operand(operand)
+    shape, dims = tuple(map(operator.index, shape)), tuple(map(operator.index, broadcast_dimensions))
+    if not is_tracer(operand) and operand.shape == shape and dims == tuple(range(len(shape))):
+        return operand
+    return bind1("broadcast_in_dim", operand, shape=shape, broadcast_dimensions=dims)
+
+
+def broadcast(operand, sizes, out_sharding=None):
+    operand = as_operand(operand)
+    sizes = tuple(sizes)
+    nd = len(sizes)
+    return broadcast_in_dim(operand, sizes + tuple(operand.shape), tuple(range(nd, nd + operand.ndim)))
+
+
+def reshape(operand, new_sizes, dimensions=None, out_sharding=None):
+    operand = as_operand(operand)
+    new_sizes = tuple(map(operator.index, new_sizes))
+    if dimensions is not None and tuple(dimensions) != tuple(range(operand.ndim)):
+        operand = transpose(operand, dimensions)
+    if not is_tracer(operand) and operand.shape == new_sizes:
+        return operand
+    return bind1("reshape", operand, new_sizes=new_sizes, dimensions=None)
+
+
+def squeeze(array, dimensions):
+    array = as_operand(array)
+    dims = tuple(sorted(_canonical_axis(d, array.ndim) for d in dimensions))
+    if not dims and not is_tracer(array):
+        return array
+    return bind1("squeeze", array, dimensions=dims)
+
+
+def expand_dims(array, dimensions):
+    array = as_operand(array)
+    ndim = array.ndim + len(dimensions)
+    dims = sorted(_canonical_axis(d, ndim) for d in dimensions)
+    shape = list(array.shape)
+    for d in dims:
+        shape.insert(d, 1)
+    kept = [i for i in range(ndim) if i not in dims]
+    return broadcast_in_dim(array, shape, kept)
+
+
+def transpose(operand, permutation):
+    operand = as_operand(operand)
+    permutation = tuple(map(operator.index, permutation))
+    if permutation == tuple(range(operand.ndim)) and not is_tracer(operand):
+        return operand
+    return bind1("transpose", operand, permutation=permutation)
+
+
+def rev(operand, dimensions):
+    return bind1("rev", as_operand(operand), dimensions=tuple(map(operator.index, dimensions)))
+
+
+def pad(operand, padding_value, padding_config):
+    operand, padding_value = _match_scalars(operand, padding_value)
+    config = tuple(tuple(map(operator.index, c)) for c in padding_config)
+    return bind1("pad", operand, padding_value, padding_config=config)
+
+
+def concatenate(operands, dimension):
+    operands = [as_operand(o) for o in operands]
+    if len(operands) == 1 and not is_tracer(operands[0]):
+        return operands[0]
+    return bind1("concatenate", *operands, dimension=operator.index(dimension))
+
+
+def stack(operands, axis=0):
+    """Joins equal-shaped arrays along a new axis."""
+    return bind1("stack", *[as_operand(o) for o in operands], axis=operator.index(axis))
+
+
+def slice(operand, start_indices, limit_indices, strides=None):
+    operand = as_operand(operand)
+    start, limit = tuple(map(operator.index, start_indices)), tuple(map(operator.index, limit_indices))
+    strides = None if strides is None or all(s == 1 for s in strides) else tuple(map(operator.index, strides))
+    return bind1("slice", operand, start_indices=start, limit_indices=limit, strides=strides)
+
+
+def slice_in_dim(operand, start_index, limit_index, stride=1, axis=0):
+    operand = as_operand(operand)
+    axis = _canonical_axis(axis, operand.ndim)
+    start = [0] * operand.ndim
+    limit = list(operand.shape)
+    strides = [1] * operand.ndim
+    size = operand.shape[axis]
+    start[axis] = _clip_index(start_index if start_index is not None else 0, size)
+    limit[axis] = _clip_index(limit_index if limit_index is not None else size, size)
+    strides[axis] = stride
+    return slice(operand, start, limit, strides)
+
+
+def _clip_index(i, size):
+    i = operator.index(i)
+    return builtins.max(0, builtins.min(i + size if i < 0 else i, size))
+
+
+def index_in_dim(operand, index, axis=0, keepdims=True):
+    operand = as_operand(operand)
+    axis = _canonical_axis(axis, operand.ndim)
+    index = operator.index(index)
+    size = operand.shape[axis]
+    if not -size <= index < size:
+        raise IndexError(f"index {index} is out of bounds for axis {axis} with size {size}")
+    index = index + size if index < 0 else index
+    result = slice_in_dim(operand, index, index + 1, 1, axis)
+    return result if keepdims else squeeze(result, (axis,))
+
+
+def _index_operand(i):
+    if isinstance(i, (int, np.integer)):
+        return scalar_like(int(i), _dtypes.canonicalize_dtype(np.int32), weak=False)
+    return as_operand(i)
+
+
+def dynamic_slice(operand, start_indices, slice_sizes):
+    operand = as_operand(operand)
+    indices = [_index_operand(i) for i in start_indices]
+    return bind1("dynamic_slice", operand, *indices, slice_sizes=tuple(map(operator.index, slice_sizes)))
+
+
+def dynamic_update_slice(operand, update, start_indices):
+    operand, update = as_operand(operand), as_operand(update)
+    indices = [_index_operand(i) for i in start_indices]
+    return bind1("dynamic_update_slice", operand, update, *indices)
+
+
+def dynamic_slice_in_dim(operand, start_index, slice_size, axis=0):
+    operand = as_operand(operand)
+    starts = [0] * operand.ndim
+    sizes = list(operand.shape)
+    axis = _canonical_axis(axis, operand.ndim)
+    starts[axis], sizes[axis] = start_index, slice_size
+    return dynamic_slice(operand, starts, sizes)
+
+
+def dynamic_update_slice_in_dim(operand, update, start_index, axis):
+    operand = as_operand(operand)
+    starts = [0] * operand.ndim
+    starts[_canonical_axis(axis, operand.ndim)] = start_index
+    return dynamic_update_slice(operand, update, starts)
+
+
+def iota(dtype, size):
+    return broadcasted_iota(dtype, (size,), 0)
+
+
+def broadcasted_iota(dtype, shape, dimension, out_sharding=None):
+    dtype = _dtypes.canonicalize_dtype(dtype)
+    return bind1("iota", dtype=dtype, shape=tuple(map(operator.index, shape)),
+                 dimension=operator.index(dimension))
+
+
+def full(shape, fill_value, dtype=None, *, sharding=None):
+    shape = tuple(map(operator.index, shape)) if not isinstance(shape, int) else (shape,)
+    dtype = _dtypes.canonicalize_dtype(dtype) if dtype is not None else None
+    weak = dtype is None and _dtypes.is_weakly_typed(fill_value)
+    if dtype is None:
+        dtype = _dtypes.canonicalize_dtype(_dtypes.dtype(fill_value))
+    return broadcast(_convert(fill_value, dtype, weak), shape)
+
+
+def full_like(x, fill_value, dtype=None, shape=None, sharding=None):
+    dtype = _dtypes.dtype(x) if dtype is None else dtype
+    shape = np.shape(x) if shape is None and not hasattr(x, "shape") else (x.shape if shape is None else shape)
+    weak = dtype is None and _dtypes.is_weakly_typed(x)
+    return full(shape, fill_value, dtype) if not weak else full(shape, fill_value)
+
+
+def zeros_like_array(x):
+    return full_like(x, 0)
+
+
+def _reducer(name):
+    def fn(operand, axes):
+        operand = as_operand(operand)
+        axes = tuple(sorted(_canonical_axis(a, operand.ndim) for a in axes))
+        return bind1(name, operand, axes=axes)
+    fn.__name__ = name
+    return fn
+
+
+for _name in ("reduce_sum", "reduce_max", "reduce_min", "reduce_prod", "reduce_and", "reduce_or", "reduce_xor"):
+    globals()[_name] = _reducer(_name)
+
+
+def argmax(operand, axis, index_dtype):
+    operand = as_operand(operand)
+    return bind1("argmax", operand, axes=(_canonical_axis(axis, operand.ndim),),
+                 index_dtype=_dtypes.canonicalize_dtype(index_dtype))
+
+
+def argmin(operand, axis, index_dtype):
+    operand = as_operand(operand)
+    return bind1("argmin", operand, axes=(_canonical_axis(axis, operand.ndim),),
+                 index_dtype=_dtypes.canonicalize_dtype(index_dtype))
+
+
+def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_type=None, out_sharding=None):
+    lhs, rhs = as_operand(lhs), as_operand(rhs)
+    (lc, rc), (lb, rb) = dimension_numbers
+    dims = ((tuple(map(int, lc)), tuple(map(int, rc))), (tuple(map(int, lb)), tuple(map(int, rb))))
+    pref = None if preferred_element_type is None else _dtypes.canonicalize_dtype(preferred_element_type)
+    return bind1("dot_general", lhs, rhs, dimension_numbers=dims, precision=None, preferred_element_type=pref)
+
+
+def dot(lhs, rhs, precision=None, preferred_element_type=None, out_sharding=None):
+    lhs, rhs = as_operand(lhs), as_operand(rhs)
+    if lhs.ndim not in (1, 2) or rhs.ndim not in (1, 2):
+        raise TypeError(f"dot only supports rank 1 or 2 operands, got shapes {lhs.shape} and {rhs.shape}")
+    return dot_general(lhs, rhs, (((lhs.ndim - 1,), (0,)), ((), ())), precision, preferred_element_type)
+
+
+def _cumulative(name):
+    def fn(operand, axis=0, reverse=False):
+        operand = as_operand(operand)
+        return bind1(name, operand, axis=_canonical_axis(axis, operand.ndim), reverse=bool(reverse))
+    fn.__name__ = name
+    return fn
+
+
+for _name in ("cumsum", "cumprod", "cummax", "cummin", "cumlogsumexp"):
+    globals()[_name] = _cumulative(_name)
+
+
+def _canonical_axis(axis, ndim):
+    axis = operator.index(axis)
+    if not -ndim <= axis < builtins.max(ndim, 1):
+        raise ValueError(f"axis {axis} is out of bounds for array of dimension {ndim}")
+    return axis + ndim if axis < 0 else axis
+
+
+def _aval(x) -> ShapedArray:
+    return as_operand(x).aval

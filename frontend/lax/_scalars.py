@@ -1,0 +1,38 @@
+"""Turning Python and NumPy values into operands that ``bind`` accepts."""
+from __future__ import annotations
+
+import numpy as np
+
+from irax import dtypes
+from irax.array import Array
+from irax.core import Tracer
+from irax.ir.avals import ShapedArray
+
+_PY_SCALARS = (bool, int, float, complex)
+
+
+def scalar_like(value, dtype, weak=True) -> Array:
+    """A 0-d array of ``dtype`` holding a Python scalar, weakly typed as JAX makes it."""
+    dtype = np.dtype(dtype)
+    if isinstance(value, int) and not isinstance(value, bool) and np.issubdtype(dtype, np.integer):
+        info = np.iinfo(dtype)
+        if not info.min <= value <= info.max:
+            raise OverflowError(f"Python int {value} too large to convert to {dtype.name}")
+    with np.errstate(all="ignore"):
+        array = np.array(value, dtype=dtype)
+    return Array._from_host(array, ShapedArray((), dtype, weak and type(value) is not bool))
+
+
+def as_operand(x):
+    """Arrays and tracers pass through; anything else becomes an ``Array`` as ``jnp.asarray`` would."""
+    if isinstance(x, (Array, Tracer)):
+        return x
+    if type(x) in _PY_SCALARS:
+        return scalar_like(x, dtypes.canonicalize_dtype(dtypes.dtype(x)))
+    if hasattr(x, "__jax_array__"):
+        return as_operand(x.__jax_array__())
+    array = np.asarray(x)
+    if array.dtype == object:
+        raise TypeError(f"Value {x!r} of type {type(x)} is not a valid JAX type")
+    dtype = dtypes.canonicalize_dtype(array.dtype)
+    return Array._from_host(np.array(array, dtype=dtype), ShapedArray(array.shape, dtype))

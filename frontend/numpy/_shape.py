@@ -1,0 +1,323 @@
+"""Shape manipulation in ``irax.numpy``."""
+from __future__ import annotations
+
+import builtins
+import operator
+
+import numpy as np
+
+from irax import dtypes, lax
+from irax.api import staged
+from irax.lax._scalars import as_operand
+
+from ._util import canonicalize_axes, canonicalize_axis, check_arraylike, promote_dtypes
+
+
+def shape(a):
+    return tuple(np.shape(a)) if not hasattr(a, "shape") else tuple(a.shape)
+
+
+def ndim(a):
+    return len(shape(a))
+
+
+def size(a, axis=None):
+    s = shape(a)
+    return int(np.prod(s, dtype=np.int64)) if axis is None else s[axis]
+
+
+def _resolve_shape(newshape, size):
+    newshape = (newshape,) if isinstance(newshape, (int, np.integer)) else tuple(map(operator.index, newshape))
+    if builtins.sum(d == -1 for d in newshape) > 1:
+        raise ValueError("can only specify one unknown dimension")
+    if -1 in newshape:
+        known = int(np.prod([d for d in newshape if d != -1], dtype=np.int64))
+        if known == 0 or size % known:
+            raise TypeError(f"cannot reshape array of size {size} into shape {newshape}")
+        newshape = tuple(size // known if d == -1 else d for d in newshape)
+    if int(np.prod(newshape, dtype=np.int64)) != size:
+        raise TypeError(f"cannot reshape array of size {size} into shape {newshape}")
+    return newshape
+
+
+def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
+    """Row-major reshape; one dimension may be -1."""
+    check_arraylike("reshape", a)
+    a = as_operand(a)
+    shape = newshape if shape is None else shape
+    if order != "C":
+        raise NotImplementedError("jnp.reshape supports only order='C'")
+    return lax.reshape(a, _resolve_shape(shape, a.size))
+
+
+def ravel(a, order="C"):
+    a = as_operand(a)
+    return lax.reshape(a, (a.size,))
+
+
+def transpose(a, axes=None):
+    check_arraylike("transpose", a)
+    a = as_operand(a)
+    axes = tuple(range(a.ndim - 1, -1, -1)) if axes is None else tuple(canonicalize_axis(i, a.ndim) for i in axes)
+    return lax.transpose(a, axes)
+
+
+def permute_dims(a, axes):
+    return transpose(a, axes)
+
+
+def matrix_transpose(x):
+    x = as_operand(x)
+    if x.ndim < 2:
+        raise ValueError(f"x must be at least two-dimensional for matrix_transpose; got ndim={x.ndim}")
+    return lax.transpose(x, tuple(range(x.ndim - 2)) + (x.ndim - 1, x.ndim - 2))
+
+
+def moveaxis(a, source, destination):
+    a = as_operand(a)
+    source = canonicalize_axes(source, a.ndim) if not isinstance(source, int) else (canonicalize_axis(source, a.ndim),)
+    destination = canonicalize_axes(destination, a.ndim) if not isinstance(destination, int) else \
+        (canonicalize_axis(destination, a.ndim),)
+    if len(source) != len(destination):
+        raise ValueError("Inconsistent number of elements: {} vs {}".format(len(source), len(destination)))
+    perm = [i for i in range(a.ndim) if i not in source]
+    for dest, src in sorted(zip(destination, source)):
+        perm.insert(dest, src)
+    return lax.transpose(a, perm)
+
+
+def swapaxes(a, axis1, axis2):
+    a = as_operand(a)
+    perm = list(range(a.ndim))
+    i, j = canonicalize_axis(axis1, a.ndim), canonicalize_axis(axis2, a.ndim)
+    perm[i], perm[j] = perm[j], perm[i]
+    return lax.transpose(a, perm)
+
+
+def squeeze(a, axis=None):
+    a = as_operand(a)
+    if axis is None:
+        axes = tuple(i for i, d in enumerate(a.shape) if d == 1)
+    else:
+        axes = canonicalize_axes(axis, a.ndim)
+        for i in axes:
+            if a.shape[i] != 1:
+                raise ValueError(f"cannot select an axis to squeeze out which has size not equal to one, "
+                                 f"got shape={a.shape} and dimensions={axes}")
+    return lax.squeeze(a, axes)
+
+
+def expand_dims(a, axis):
+    a = as_operand(a)
+    axes = (axis,) if isinstance(axis, int) else tuple(axis)
+    return lax.expand_dims(a, axes)
+
+
+def broadcast_shapes(*shapes):
+    return tuple(np.broadcast_shapes(*shapes))
+
+
+def broadcast_to(array, shape):
+    """Broadcasts with NumPy's rules (as ``jnp.broadcast_to``)."""
+    array = as_operand(array)
+    shape = (shape,) if isinstance(shape, int) else tuple(shape)
+    if tuple(np.broadcast_shapes(array.shape, shape)) != shape:
+        raise ValueError(f"Incompatible shapes for broadcasting: {array.shape} and requested shape {shape}")
+    if array.shape == shape:
+        return array
+    nd = len(shape)
+    lead = nd - array.ndim
+    kept = [i for i, d in enumerate(array.shape) if d == shape[lead + i]]
+    if len(kept) != array.ndim:
+        array = lax.reshape(array, [array.shape[i] for i in kept])
+    return lax.broadcast_in_dim(array, shape, [lead + i for i in kept])
+
+
+def broadcast_arrays(*args):
+    shape_ = broadcast_shapes(*(np.shape(a) if not hasattr(a, "shape") else a.shape for a in args))
+    return [broadcast_to(a, shape_) for a in args]
+
+
+def atleast_1d(*arys):
+    out = [a if as_operand(a).ndim >= 1 else reshape(a, (1,)) for a in map(as_operand, arys)]
+    return out[0] if len(out) == 1 else out
+
+
+def atleast_2d(*arys):
+    out = []
+    for a in map(as_operand, arys):
+        out.append(a if a.ndim >= 2 else reshape(a, (1,) * (2 - a.ndim) + a.shape))
+    return out[0] if len(out) == 1 else out
+
+
+def atleast_3d(*arys):
+    out = []
+    for a in map(as_operand, arys):
+        if a.ndim == 0:
+            a = reshape(a, (1, 1, 1))
+        elif a.ndim == 1:
+            a = reshape(a, (1, a.shape[0], 1))
+        elif a.ndim == 2:
+            a = reshape(a, a.shape + (1,))
+        out.append(a)
+    return out[0] if len(out) == 1 else out
+
+
+def concatenate(arrays, axis=0, dtype=None):
+    """Joins arrays along an existing axis (``axis=None`` flattens first)."""
+    if not isinstance(arrays, (list, tuple)) and hasattr(arrays, "shape"):
+        arrays = [arrays[i] for i in range(arrays.shape[0])]
+    if not len(arrays):
+        raise ValueError("Need at least one array to concatenate.")
+    check_arraylike("concatenate", *arrays)
+    arrays = promote_dtypes(*arrays)
+    if dtype is not None:
+        arrays = [lax.convert_element_type(a, dtype) for a in arrays]
+    if axis is None:
+        arrays = [ravel(a) for a in arrays]
+        axis = 0
+    if arrays[0].ndim == 0:
+        raise ValueError("Zero-dimensional arrays cannot be concatenated.")
+    axis = canonicalize_axis(axis, arrays[0].ndim)
+    return lax.concatenate(arrays, axis)
+
+
+concat = concatenate
+
+
+def stack(arrays, axis=0, out=None, dtype=None):
+    """Joins arrays along a new axis (JAX's ``stack`` primitive)."""
+    if not len(arrays):
+        raise ValueError("Need at least one array to stack.")
+    check_arraylike("stack", *arrays)
+    arrays = promote_dtypes(*arrays)
+    if dtype is not None:
+        arrays = [lax.convert_element_type(a, dtype) for a in arrays]
+    shape0 = arrays[0].shape
+    if builtins.any(a.shape != shape0 for a in arrays):
+        raise ValueError("All input arrays must have the same shape.")
+    return lax.stack(arrays, canonicalize_axis(axis, len(shape0) + 1))
+
+
+def vstack(tup, dtype=None):
+    return concatenate(atleast_2d(*tup) if len(tup) > 1 else [atleast_2d(*tup)], axis=0, dtype=dtype)
+
+
+def hstack(tup, dtype=None):
+    arrs = atleast_1d(*tup)
+    arrs = arrs if isinstance(arrs, list) else [arrs]
+    return concatenate(arrs, axis=0 if arrs[0].ndim == 1 else 1, dtype=dtype)
+
+
+def column_stack(tup):
+    arrs = [reshape(a, (-1, 1)) if as_operand(a).ndim < 2 else a for a in tup]
+    return concatenate(arrs, axis=1)
+
+
+def split(ary, indices_or_sections, axis=0):
+    """Splits into equal sections or at the given indices."""
+    ary = as_operand(ary)
+    axis = canonicalize_axis(axis, ary.ndim)
+    n = ary.shape[axis]
+    if isinstance(indices_or_sections, (int, np.integer)):
+        sections = int(indices_or_sections)
+        if n % sections:
+            raise ValueError("array split does not result in an equal division")
+        points = [i * (n // sections) for i in range(1, sections)]
+    else:
+        points = [operator.index(i) for i in indices_or_sections]
+    bounds = [0] + [builtins.min(builtins.max(p, 0), n) for p in points] + [n]
+    return [lax.slice_in_dim(ary, lo, builtins.max(lo, hi), axis=axis) for lo, hi in zip(bounds[:-1], bounds[1:])]
+
+
+def array_split(ary, indices_or_sections, axis=0):
+    ary = as_operand(ary)
+    if isinstance(indices_or_sections, (int, np.integer)):
+        n = ary.shape[canonicalize_axis(axis, ary.ndim)]
+        sections = int(indices_or_sections)
+        q, r = builtins.divmod(n, sections)
+        sizes = [q + 1] * r + [q] * (sections - r)
+        indices_or_sections = list(np.cumsum(sizes)[:-1])
+    return split(ary, indices_or_sections, axis)
+
+
+def hsplit(ary, indices_or_sections):
+    return split(ary, indices_or_sections, axis=1 if as_operand(ary).ndim > 1 else 0)
+
+
+def vsplit(ary, indices_or_sections):
+    return split(ary, indices_or_sections, axis=0)
+
+
+def flip(m, axis=None):
+    m = as_operand(m)
+    return _flip(m, axis if not isinstance(axis, list) else tuple(axis))
+
+
+@staged(static_argnums=(1,))
+def _flip(m, axis):
+    return lax.rev(m, canonicalize_axes(axis, m.ndim))
+
+
+def fliplr(m):
+    return flip(m, 1)
+
+
+def flipud(m):
+    return flip(m, 0)
+
+
+def roll(a, shift, axis=None):
+    a = as_operand(a)
+    if axis is None:
+        return reshape(roll(ravel(a), shift, 0), a.shape)
+    shifts = (shift,) if isinstance(shift, int) else tuple(shift)
+    axes = (axis,) if isinstance(axis, int) else tuple(axis)
+    for s, ax in zip(shifts, axes):
+        ax = canonicalize_axis(ax, a.ndim)
+        n = a.shape[ax]
+        if n == 0:
+            continue
+        s = operator.index(s) % n
+        if s:
+            a = lax.concatenate([lax.slice_in_dim(a, n - s, n, axis=ax), lax.slice_in_dim(a, 0, n - s, axis=ax)], ax)
+    return a
+
+
+def tile(A, reps):
+    A = as_operand(A)
+    reps = (reps,) if isinstance(reps, int) else tuple(reps)
+    nd = builtins.max(len(reps), A.ndim)
+    reps = (1,) * (nd - len(reps)) + reps
+    A = reshape(A, (1,) * (nd - A.ndim) + A.shape)
+    expanded = []
+    for r, d in zip(reps, A.shape):
+        expanded += [r, d]
+    bcast = lax.broadcast_in_dim(A, expanded, tuple(range(1, 2 * nd, 2)))
+    return lax.reshape(bcast, [r * d for r, d in zip(reps, A.shape)])
+
+
+def repeat(a, repeats, axis=None, *, total_repeat_length=None):
+    a = as_operand(a)
+    if axis is None:
+        a = ravel(a)
+        axis = 0
+    axis = canonicalize_axis(axis, a.ndim)
+    if not isinstance(repeats, (int, np.integer)):
+        raise NotImplementedError("jnp.repeat with array repeats arrives with dynamic indexing")
+    r = int(repeats)
+    shape_ = list(a.shape)
+    expanded = shape_[:axis + 1] + [r] + shape_[axis + 1:]
+    bcast = lax.broadcast_in_dim(a, expanded, [i if i <= axis else i + 1 for i in range(a.ndim)])
+    shape_[axis] *= r
+    return lax.reshape(bcast, shape_)
+
+
+def astype(x, dtype, /, *, copy=False, device=None):
+    return _astype(x, dtype)
+
+
+def _astype(x, dtype):
+    from ._util import convert
+    x = as_operand(x)
+    return convert(x, dtypes.canonicalize_dtype(dtype))

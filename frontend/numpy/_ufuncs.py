@@ -1,0 +1,470 @@
+"""Elementwise ``irax.numpy`` functions: JAX's promotion, then one ``lax`` primitive (or a few)."""
+from __future__ import annotations
+
+import numpy as np
+
+from irax import dtypes, lax
+from irax.api import staged
+
+from ._util import check_arraylike, convert, promote_args, promote_args_inexact, promote_dtypes
+
+
+def _unary_inexact(name, lax_fn):
+    def fn(x, /):
+        (x,) = promote_args_inexact(name, x)
+        return lax_fn(x)
+    fn.__name__ = name
+    fn.__doc__ = f"Elementwise ``{name}``, promoting integers to float (as ``jax.numpy.{name}``)."
+    return fn
+
+
+def _unary(name, lax_fn):
+    def fn(x, /):
+        (x,) = promote_args(name, x)
+        return lax_fn(x)
+    fn.__name__ = name
+    fn.__doc__ = f"Elementwise ``{name}`` (as ``jax.numpy.{name}``)."
+    return fn
+
+
+def _binary(name, lax_fn):
+    def fn(x, y, /):
+        x, y = promote_args(name, x, y)
+        return lax_fn(x, y)
+    fn.__name__ = name
+    fn.__doc__ = f"Elementwise ``{name}`` with NumPy broadcasting and JAX's type promotion."
+    return fn
+
+
+def _binary_inexact(name, lax_fn):
+    def fn(x, y, /):
+        x, y = promote_args_inexact(name, x, y)
+        return lax_fn(x, y)
+    fn.__name__ = name
+    fn.__doc__ = f"Elementwise ``{name}``, promoting integers to float."
+    return fn
+
+
+sin = _unary_inexact("sin", lax.sin)
+cos = _unary_inexact("cos", lax.cos)
+tan = _unary_inexact("tan", lax.tan)
+arcsin = _unary_inexact("arcsin", lax.asin)
+arccos = _unary_inexact("arccos", lax.acos)
+arctan = _unary_inexact("arctan", lax.atan)
+sinh = _unary_inexact("sinh", lax.sinh)
+cosh = _unary_inexact("cosh", lax.cosh)
+tanh = _unary_inexact("tanh", lax.tanh)
+arcsinh = _unary_inexact("arcsinh", lax.asinh)
+arccosh = _unary_inexact("arccosh", lax.acosh)
+arctanh = _unary_inexact("arctanh", lax.atanh)
+exp = _unary_inexact("exp", lax.exp)
+exp2 = _unary_inexact("exp2", lax.exp2)
+expm1 = _unary_inexact("expm1", lax.expm1)
+log = _unary_inexact("log", lax.log)
+log1p = _unary_inexact("log1p", lax.log1p)
+sqrt = _unary_inexact("sqrt", lax.sqrt)
+cbrt = _unary_inexact("cbrt", lax.cbrt)
+asin, acos, atan, asinh, acosh, atanh = arcsin, arccos, arctan, arcsinh, arccosh, arctanh
+
+add = _binary("add", lax.add)
+subtract = _binary("subtract", lax.sub)
+maximum = _binary("maximum", lax.max)
+minimum = _binary("minimum", lax.min)
+equal = _binary("equal", lax.eq)
+not_equal = _binary("not_equal", lax.ne)
+less = _binary("less", lax.lt)
+less_equal = _binary("less_equal", lax.le)
+greater = _binary("greater", lax.gt)
+greater_equal = _binary("greater_equal", lax.ge)
+arctan2 = _binary_inexact("arctan2", lax.atan2)
+atan2 = arctan2
+nextafter = _binary_inexact("nextafter", lax.nextafter)
+
+
+def multiply(x, y, /):
+    """Elementwise product (logical and for booleans, as JAX)."""
+    x, y = promote_args("multiply", x, y)
+    return lax.bitwise_and(x, y) if x.dtype == np.bool_ else lax.mul(x, y)
+
+
+def true_divide(x, y, /):
+    """Elementwise ``x / y``, promoting integers to float."""
+    x, y = promote_args_inexact("true_divide", x, y)
+    return lax.div(x, y)
+
+
+divide = true_divide
+
+
+def negative(x, /):
+    (x,) = promote_args("negative", x)
+    return lax.neg(x)
+
+
+def positive(x, /):
+    (x,) = promote_args("positive", x)
+    return x
+
+
+def abs(x, /):
+    """Absolute value; identity for booleans and unsigned integers (as JAX)."""
+    (x,) = promote_args("abs", x)
+    if x.dtype == np.bool_ or np.issubdtype(x.dtype, np.unsignedinteger):
+        return x
+    return lax.abs(x)
+
+
+absolute = abs
+fabs = _unary_inexact("fabs", lax.abs)
+
+
+def sign(x, /):
+    (x,) = promote_args("sign", x)
+    return lax.sign(x)
+
+
+def square(x, /):
+    (x,) = promote_args("square", x)
+    return lax.square(x)
+
+
+def reciprocal(x, /):
+    (x,) = promote_args_inexact("reciprocal", x)
+    return lax.integer_pow(x, -1)
+
+
+def floor(x, /):
+    (x,) = promote_args("floor", x)
+    return x if not np.issubdtype(x.dtype, np.inexact) else lax.floor(x)
+
+
+def ceil(x, /):
+    (x,) = promote_args("ceil", x)
+    return x if not np.issubdtype(x.dtype, np.inexact) else lax.ceil(x)
+
+
+def trunc(x, /):
+    (x,) = promote_args("trunc", x)
+    if not np.issubdtype(x.dtype, np.inexact):
+        return x
+    return where(lax.lt(x, convert(0, x.dtype)), lax.ceil(x), lax.floor(x))
+
+
+def rint(x, /):
+    (x,) = promote_args_inexact("rint", x)
+    return lax.round(x, lax.RoundingMethod.TO_NEAREST_EVEN)
+
+
+def round(a, decimals=0, out=None):
+    """Rounds half to even, as ``jnp.round``."""
+    (a,) = promote_args("round", a)
+    if not np.issubdtype(a.dtype, np.inexact):
+        return a
+    if decimals == 0:
+        return lax.round(a, lax.RoundingMethod.TO_NEAREST_EVEN)
+    factor = convert(10.0 ** decimals, a.dtype, True)
+    return lax.div(lax.round(lax.mul(a, factor), lax.RoundingMethod.TO_NEAREST_EVEN), factor)
+
+
+around = round
+fix = trunc
+
+
+def isfinite(x, /):
+    (x,) = promote_args("isfinite", x)
+    if not np.issubdtype(x.dtype, np.inexact):
+        return lax.full_like(x, True, dtype=np.bool_)
+    return lax.is_finite(x)
+
+
+def isinf(x, /):
+    (x,) = promote_args("isinf", x)
+    if not np.issubdtype(x.dtype, np.inexact):
+        return lax.full_like(x, False, dtype=np.bool_)
+    return lax.eq(lax.abs(x), convert(np.inf, x.dtype))
+
+
+def isnan(x, /):
+    (x,) = promote_args("isnan", x)
+    return lax.ne(x, x)
+
+
+def isposinf(x, /):
+    (x,) = promote_args("isposinf", x)
+    return lax.eq(x, convert(np.inf, x.dtype))
+
+
+def isneginf(x, /):
+    (x,) = promote_args("isneginf", x)
+    return lax.eq(x, convert(-np.inf, x.dtype))
+
+
+def signbit(x, /):
+    (x,) = promote_args("signbit", x)
+    if np.issubdtype(x.dtype, np.integer):
+        return lax.lt(x, convert(0, x.dtype))
+    if x.dtype == np.bool_:
+        return lax.full_like(x, False, dtype=np.bool_)
+    int_type = np.dtype(f"i{x.dtype.itemsize}")
+    return lax.lt(lax.bitcast_convert_type(x, int_type), convert(0, int_type))
+
+
+def logical_not(x, /):
+    (x,) = promote_args("logical_not", x)
+    return lax.bitwise_not(x if x.dtype == np.bool_ else lax.ne(x, convert(0, x.dtype)))
+
+
+def _logical(name, lax_fn):
+    def fn(x, y, /):
+        x, y = promote_args(name, x, y)
+        to_bool = lambda v: v if v.dtype == np.bool_ else lax.ne(v, convert(0, v.dtype))
+        return lax_fn(to_bool(x), to_bool(y))
+    fn.__name__ = name
+    return fn
+
+
+logical_and = _logical("logical_and", lax.bitwise_and)
+logical_or = _logical("logical_or", lax.bitwise_or)
+logical_xor = _logical("logical_xor", lax.bitwise_xor)
+
+
+def _bitwise(name, lax_fn):
+    def fn(x, y, /):
+        x, y = promote_args(name, x, y)
+        if not (x.dtype == np.bool_ or np.issubdtype(x.dtype, np.integer)):
+            raise TypeError(f"{name} requires integer or boolean arguments, got {x.dtype.name}")
+        return lax_fn(x, y)
+    fn.__name__ = name
+    return fn
+
+
+bitwise_and = _bitwise("bitwise_and", lax.bitwise_and)
+bitwise_or = _bitwise("bitwise_or", lax.bitwise_or)
+bitwise_xor = _bitwise("bitwise_xor", lax.bitwise_xor)
+left_shift = _bitwise("left_shift", lax.shift_left)
+
+
+def right_shift(x, y, /):
+    x, y = promote_args("right_shift", x, y)
+    if np.issubdtype(x.dtype, np.unsignedinteger):
+        return lax.shift_right_logical(x, y)
+    return lax.shift_right_arithmetic(x, y)
+
+
+def invert(x, /):
+    (x,) = promote_args("invert", x)
+    return lax.bitwise_not(x)
+
+
+bitwise_not = bitwise_invert = invert
+
+
+def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
+    """``select(condition, x, y)`` with broadcasting; the one-argument form is ``nonzero``."""
+    if x is None and y is None:
+        raise NotImplementedError("jnp.where(condition) (nonzero) arrives with dynamic indexing")
+    if x is None or y is None:
+        raise ValueError("Either both or neither of the x and y arguments should be provided to jax.numpy.where, "
+                         "got {} and {}.".format(x, y))
+    return _where(condition, x, y)
+
+
+@staged
+def _where(condition, x, y):
+    check_arraylike("where", condition, x, y)
+    if not isinstance(condition, bool) and getattr(condition, "dtype", None) != np.bool_:
+        condition = lax.ne(condition, convert(0, dtypes.dtype(condition)))
+    x, y = promote_dtypes(x, y)
+    shape = np.broadcast_shapes(np.shape(condition) if not hasattr(condition, "shape") else condition.shape,
+                                x.shape, y.shape)
+    condition, x, y = (_broadcast_to(a, shape) for a in (lax._scalars.as_operand(condition), x, y))
+    return lax.select_n(condition, y, x)
+
+
+def _broadcast_to(a, shape):
+    if tuple(a.shape) == tuple(shape):
+        return a
+    nd = len(shape)
+    kept = [i for i, d in enumerate(a.shape) if d == shape[nd - a.ndim + i]]
+    squeezed = lax.reshape(a, [a.shape[i] for i in kept]) if len(kept) != a.ndim else a
+    return lax.broadcast_in_dim(squeezed, shape, [nd - a.ndim + i for i in kept])
+
+
+def power(x1, x2, /):
+    """``x1 ** x2``; a static integer exponent becomes ``integer_pow`` (as JAX)."""
+    check_arraylike("power", x1, x2)
+    if isinstance(x2, int) and not isinstance(x2, bool):
+        (x1,) = promote_args("power", x1)
+        return lax.integer_pow(x1, x2)
+    x1, x2 = promote_args("power", x1, x2)
+    if np.issubdtype(x1.dtype, np.integer):
+        return _integer_power(x1, x2)
+    return lax.pow(x1, x2)
+
+
+pow = power
+
+
+@staged
+def _integer_power(x, y):
+    acc = lax.full_like(x, 1)
+    for _ in range(np.dtype(x.dtype).itemsize * 8):
+        bit = lax.ne(lax.bitwise_and(y, convert(1, y.dtype)), convert(0, y.dtype))
+        acc = lax.select_n(bit, acc, lax.mul(acc, x))
+        x = lax.mul(x, x)
+        y = lax.shift_right_logical(y, convert(1, y.dtype))
+    return acc
+
+
+def float_power(x, y, /):
+    x, y = promote_args_inexact("float_power", x, y)
+    return lax.pow(x, y)
+
+
+@staged
+def floor_divide(x1, x2, /):
+    """Integer division rounding towards negative infinity; float division then floor."""
+    x1, x2 = promote_args("floor_divide", x1, x2)
+    dtype = x1.dtype
+    if np.issubdtype(dtype, np.unsignedinteger):
+        return lax.div(x1, x2)
+    if np.issubdtype(dtype, np.integer):
+        quotient = lax.div(x1, x2)
+        select = lax.bitwise_and(lax.ne(lax.sign(x1), lax.sign(x2)), lax.ne(lax.rem(x1, x2), convert(0, dtype)))
+        return _where(select, lax.sub(quotient, convert(1, dtype)), quotient)
+    return _float_divmod(x1, x2)[0]
+
+
+@staged
+def remainder(x1, x2, /):
+    """Remainder with the sign of the divisor (Python's ``%``)."""
+    x1, x2 = promote_args("remainder", x1, x2)
+    zero = convert(0, x1.dtype)
+    if np.issubdtype(x1.dtype, np.integer):
+        x2 = _where(lax.eq(x2, zero), convert(1, x1.dtype), x2)
+    trunc_mod = lax.rem(x1, x2)
+    trunc_mod_not_zero = lax.ne(trunc_mod, zero)
+    do_plus = lax.bitwise_and(lax.ne(lax.lt(trunc_mod, zero), lax.lt(x2, zero)), trunc_mod_not_zero)
+    return lax.select_n(do_plus, trunc_mod, lax.add(trunc_mod, x2))
+
+
+mod = remainder
+
+
+def fmod(x1, x2, /):
+    x1, x2 = promote_args("fmod", x1, x2)
+    return lax.rem(x1, x2)
+
+
+def divmod(x1, x2, /):
+    x1, x2 = promote_args("divmod", x1, x2)
+    if np.issubdtype(x1.dtype, np.integer):
+        return floor_divide(x1, x2), remainder(x1, x2)
+    return _float_divmod(x1, x2)
+
+
+def _float_divmod(x1, x2):
+    mod = lax.rem(x1, x2)
+    div = lax.div(lax.sub(x1, mod), x2)
+    ind = lax.bitwise_and(lax.ne(mod, convert(0, mod.dtype)), lax.ne(lax.lt(x2, convert(0, x2.dtype)),
+                                                                      lax.lt(mod, convert(0, mod.dtype))))
+    mod = lax.select_n(ind, mod, lax.add(mod, x2))
+    div = lax.select_n(ind, div, lax.sub(div, convert(1, div.dtype)))
+    return lax.round(div), mod
+
+
+def logaddexp(x1, x2, /):
+    x1, x2 = promote_args_inexact("logaddexp", x1, x2)
+    amax = lax.max(x1, x2)
+    delta = lax.sub(x1, x2)
+    return lax.select_n(isnan(delta), lax.add(amax, lax.log1p(lax.exp(lax.neg(lax.abs(delta))))),
+                        lax.add(x1, x2))
+
+
+def log2(x, /):
+    (x,) = promote_args_inexact("log2", x)
+    return lax.div(lax.log(x), lax.log(convert(2, x.dtype)))
+
+
+def log10(x, /):
+    (x,) = promote_args_inexact("log10", x)
+    return lax.div(lax.log(x), lax.log(convert(10, x.dtype)))
+
+
+def deg2rad(x, /):
+    (x,) = promote_args_inexact("deg2rad", x)
+    return lax.mul(x, convert(np.pi / 180, x.dtype))
+
+
+def rad2deg(x, /):
+    (x,) = promote_args_inexact("rad2deg", x)
+    return lax.mul(x, convert(180 / np.pi, x.dtype))
+
+
+radians, degrees = deg2rad, rad2deg
+
+
+def hypot(x1, x2, /):
+    x1, x2 = promote_args_inexact("hypot", x1, x2)
+    return lax.sqrt(lax.add(lax.mul(x1, x1), lax.mul(x2, x2)))
+
+
+def copysign(x1, x2, /):
+    x1, x2 = promote_args_inexact("copysign", x1, x2)
+    return where(signbit(x2), lax.neg(lax.abs(x1)), lax.abs(x1))
+
+
+def heaviside(x1, x2, /):
+    x1, x2 = promote_args_inexact("heaviside", x1, x2)
+    zero = convert(0, x1.dtype)
+    return where(lax.lt(x1, zero), zero, where(lax.gt(x1, zero), convert(1, x1.dtype), x2))
+
+
+def sinc(x, /):
+    (x,) = promote_args_inexact("sinc", x)
+    pix = lax.mul(convert(np.pi, x.dtype), x)
+    safe = where(lax.eq(x, convert(0, x.dtype)), convert(1, x.dtype), pix)
+    return where(lax.eq(x, convert(0, x.dtype)), convert(1, x.dtype), lax.div(lax.sin(safe), safe))
+
+
+def conjugate(x, /):
+    (x,) = promote_args("conjugate", x)
+    return lax.conj(x) if np.issubdtype(x.dtype, np.complexfloating) else x
+
+
+conj = conjugate
+
+
+def real(x, /):
+    (x,) = promote_args("real", x)
+    return lax.real(x) if np.issubdtype(x.dtype, np.complexfloating) else x
+
+
+def imag(x, /):
+    (x,) = promote_args("imag", x)
+    return lax.imag(x) if np.issubdtype(x.dtype, np.complexfloating) else lax.full_like(x, 0)
+
+
+def clip(arr=None, /, min=None, max=None, *, a=None, a_min=None, a_max=None):
+    """Clamps values into ``[min, max]`` (either bound may be None)."""
+    arr = a if arr is None else arr
+    min = a_min if min is None else min
+    max = a_max if max is None else max
+    check_arraylike("clip", arr)
+    if min is not None:
+        arr = maximum(min, arr)
+    if max is not None:
+        arr = minimum(max, arr)
+    return lax._scalars.as_operand(arr)
+
+
+def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
+    (x,) = promote_args("nan_to_num", x)
+    if not np.issubdtype(x.dtype, np.inexact):
+        return x
+    info = dtypes.finfo(x.dtype)
+    posinf = info.max if posinf is None else posinf
+    neginf = info.min if neginf is None else neginf
+    x = where(isnan(x), convert(nan, x.dtype), x)
+    x = where(isposinf(x), convert(posinf, x.dtype), x)
+    return where(isneginf(x), convert(neginf, x.dtype), x)

@@ -1,0 +1,26 @@
+"""Errors raised below the frontend: malformed IR, failed verification, compiles."""
+from __future__ import annotations
+
+
+class IraxError(Exception):
+    """Base of irax's own (non-JAX) errors."""
+
+
+class MLIRParseError(IraxError, ValueError):
+    """A ``.mlir`` text that does not parse; the message carries MLIR's diagnostics."""
+
+
+class VerificationError(IraxError, ValueError):
+    """An op that disagrees with its declaration in the op table (``jaxpr-verify``)."""
+
+
+class CompileError(IraxError, RuntimeError):
+    """IREE rejected a module; the message includes IREE's diagnostic."""
+
+
+class PassPipelineError(IraxError, ValueError):
+    """An unknown pass, a malformed pipeline string, or a pass that failed."""
+
+
+class ArtifactError(IraxError, ValueError):
+    """A ``.vmfb`` that is corrupt, truncated or not an IREE module."""

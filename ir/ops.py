@@ -1,0 +1,174 @@
+"""The ``jaxpr`` dialect's op table: every primitive declared once.
+
+An ``OpDef`` names the primitive (``jaxpr.<name>`` in MLIR, ``<name>`` in jaxpr
+text), its operand count, its parameters with their kinds, its result rule, and
+which parameters JAX prints. The OpView classes, the verifier and the printer
+are all derived from this table; passes and backends key their rule tables on
+the same names.
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import Callable
+
+import numpy as np
+
+from . import params as P
+from . import shapes as S
+
+VARIADIC = -1
+
+
+@dataclasses.dataclass(frozen=True)
+class Param:
+    name: str
+    kind: P.ParamKind
+    hide: Callable[[object], bool] | None = None  # JAX omits it from printing when true
+
+
+@dataclasses.dataclass(frozen=True)
+class OpDef:
+    """One primitive. ``num_operands`` is a count or ``VARIADIC``."""
+
+    name: str
+    num_operands: int
+    params: tuple[Param, ...]
+    rule: Callable
+    doc: str = ""
+    first_params: tuple[str, ...] = ()  # printed before the sorted rest (pjit's name=)
+
+    @property
+    def mlir_name(self) -> str:
+        return "jaxpr." + self.name
+
+    def result_avals(self, avals_in, params):
+        return self.rule(self.name, avals_in, **params)
+
+    def printed_params(self, params: dict):
+        shown = [p for p in self.params if not (p.hide and p.hide(params[p.name]))]
+        first = [p for p in shown if p.name in self.first_params]
+        rest = sorted((p for p in shown if p.name not in self.first_params), key=lambda p: p.name)
+        return [(p, params[p.name]) for p in first + rest]
+
+
+OPS: dict[str, OpDef] = {}
+
+
+def _is_none(v):
+    return v is None
+
+
+def _is_empty(v):
+    return not v
+
+
+def declare(name, num_operands, rule, *params, doc="", first_params=()):
+    OPS[name] = OpDef(name, num_operands, tuple(params), rule, doc, first_params)
+
+
+FLOAT = (np.floating,)
+INEXACT = (np.inexact,)
+INTEGER = (np.integer,)
+NUMBER = (np.integer, np.inexact)
+ANY = (np.bool_, np.integer, np.inexact)
+BITWISE = (np.bool_, np.integer)
+_bool = lambda dt: np.dtype(np.bool_)
+
+for _name in ("exp", "exp2", "log", "expm1", "log1p", "tanh", "logistic", "sin", "cos", "tan",
+              "sqrt", "rsqrt", "cbrt"):
+    declare(_name, 1, S.nary(INEXACT), doc=f"Elementwise {_name}.")
+for _name in ("asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh"):
+    declare(_name, 1, S.nary(INEXACT), doc=f"Elementwise {_name}.")
+for _name in ("floor", "ceil", "erf", "erfc", "erf_inv", "lgamma", "digamma"):
+    declare(_name, 1, S.nary(FLOAT), doc=f"Elementwise {_name}.")
+for _name in ("neg", "sign", "square", "stop_gradient"):
+    declare(_name, 1, S.nary(NUMBER), doc=f"Elementwise {_name}.")
+declare("abs", 1, S.nary(NUMBER, S.real_dtype), doc="Elementwise absolute value (real result for complex).")
+declare("round", 1, S.nary(FLOAT), Param("rounding_method", P.INT),
+        doc="Rounds to an integral value: 0 away from zero, 1 to nearest even.")
+declare("is_finite", 1, S.nary(FLOAT, _bool), doc="True where finite.")
+declare("not", 1, S.nary(BITWISE), doc="Bitwise/logical not.")
+declare("population_count", 1, S.nary(INTEGER), doc="Number of set bits.")
+declare("clz", 1, S.nary(INTEGER), doc="Number of leading zero bits.")
+declare("integer_pow", 1, S.integer_pow, Param("y", P.INT), doc="x ** y for a static integer y.")
+declare("real", 1, S.nary((np.complexfloating,), S.real_dtype), doc="Real part.")
+declare("imag", 1, S.nary((np.complexfloating,), S.real_dtype), doc="Imaginary part.")
+declare("conj", 1, S.nary((np.complexfloating,)), Param("input_dtype", P.Fixed(None), hide=_is_none),
+        doc="Complex conjugate.")
+
+for _name in ("add", "sub", "mul", "div", "rem", "max", "min"):
+    declare(_name, 2, S.nary(NUMBER if _name not in ("add", "max", "min", "mul", "sub") else ANY),
+            doc=f"Elementwise {_name} of two operands of one dtype.")
+for _name in ("pow", "atan2", "nextafter"):
+    declare(_name, 2, S.nary(INEXACT if _name == "pow" else FLOAT), doc=f"Elementwise {_name}.")
+for _name in ("eq", "ne", "lt", "le", "gt", "ge"):
+    declare(_name, 2, S.nary(ANY, _bool), doc=f"Elementwise comparison {_name}.")
+for _name in ("and", "or", "xor"):
+    declare(_name, 2, S.nary(BITWISE), doc=f"Bitwise/logical {_name}.")
+for _name in ("shift_left", "shift_right_arithmetic", "shift_right_logical"):
+    declare(_name, 2, S.nary(INTEGER), doc=f"Elementwise {_name}.")
+declare("complex", 2, S.nary(FLOAT, S.complex_dtype), doc="Complex number from real and imaginary parts.")
+
+declare("select_n", VARIADIC, S.select_n, doc="Picks cases[which] elementwise.")
+declare("clamp", 3, S.clamp, doc="min(max(x, lo), hi).")
+declare("convert_element_type", 1, S.convert_element_type,
+        Param("new_dtype", P.DTYPE), Param("weak_type", P.BOOL),
+        doc="Casts to new_dtype.")
+declare("bitcast_convert_type", 1, S.bitcast_convert_type, Param("new_dtype", P.DTYPE),
+        doc="Reinterprets the bits as new_dtype.")
+declare("broadcast_in_dim", 1, S.broadcast_in_dim,
+        Param("shape", P.INTS, hide=lambda v: True),
+        Param("broadcast_dimensions", P.INTS, hide=_is_empty),
+        Param("sharding", P.NONE, hide=lambda v: True),
+        doc="Broadcasts to shape, operand axis i landing on broadcast_dimensions[i].")
+declare("reshape", 1, S.reshape, Param("new_sizes", P.INTS), Param("dimensions", P.NONE),
+        Param("sharding", P.NONE), doc="Row-major reshape.")
+declare("squeeze", 1, S.squeeze, Param("dimensions", P.INTS), doc="Removes unit axes.")
+declare("transpose", 1, S.transpose, Param("permutation", P.INTS), doc="Permutes axes.")
+declare("rev", 1, S.rev, Param("dimensions", P.INTS), doc="Reverses the given axes.")
+declare("pad", 2, S.pad, Param("padding_config", P.PairsKind(3)),
+        doc="Pads with (low, high, interior) per axis; negative low/high crop.")
+declare("concatenate", VARIADIC, S.concatenate, Param("dimension", P.INT), doc="Joins along an axis.")
+declare("stack", VARIADIC, S.stack, Param("axis", P.INT), doc="Joins equal-shaped operands along a new axis.")
+declare("slice", 1, S.slice_rule, Param("start_indices", P.INTS), Param("limit_indices", P.INTS),
+        Param("strides", P.Optional(P.INTS)), doc="Static strided slice.")
+declare("dynamic_slice", VARIADIC, S.dynamic_slice, Param("slice_sizes", P.INTS),
+        doc="Slice at traced start indices, clamped into range.")
+declare("dynamic_update_slice", VARIADIC, S.dynamic_update_slice,
+        doc="Writes update at traced start indices, clamped into range.")
+declare("iota", 0, S.iota, Param("dtype", P.DTYPE), Param("shape", P.INTS), Param("dimension", P.INT),
+        Param("sharding", P.NONE), doc="Counts along one axis.")
+declare("reduce_sum", 1, S.reduce(NUMBER), Param("axes", P.INTS), Param("out_sharding", P.NONE),
+        doc="Sum over axes.")
+for _name in ("reduce_max", "reduce_min", "reduce_prod"):
+    declare(_name, 1, S.reduce(ANY if _name != "reduce_prod" else NUMBER), Param("axes", P.INTS),
+            doc=f"{_name[7:]} over axes.")
+for _name in ("reduce_and", "reduce_or", "reduce_xor"):
+    declare(_name, 1, S.reduce(BITWISE), Param("axes", P.INTS), doc=f"Bitwise {_name[7:]} over axes.")
+for _name in ("argmax", "argmin"):
+    declare(_name, 1, S.argminmax, Param("axes", P.INTS), Param("index_dtype", P.DTYPE),
+            doc=f"Index of the {_name[3:]} along one axis (first one on ties, NaN wins).")
+declare("dot_general", 2, S.dot_general, Param("dimension_numbers", P.DOT_DIMS),
+        Param("precision", P.Fixed(None), hide=_is_none),
+        Param("preferred_element_type", P.Optional(P.DTYPE), hide=_is_none),
+        doc="Tensor contraction with batch dimensions.")
+for _name in ("cumsum", "cumprod", "cummax", "cummin", "cumlogsumexp"):
+    declare(_name, 1, S.cumulative, Param("axis", P.INT), Param("reverse", P.BOOL),
+            doc=f"Inclusive {_name[3:]} scan along an axis.")
+declare("pjit", VARIADIC, None, Param("name", P.STR), Param("callee", P.SYMBOL),
+        first_params=("name",), doc="Calls another function of the module (a nested jit).")
+declare("literal", 0, S.literal, Param("value", P.SCALAR), doc="A scalar constant; printed inline as JAX's literals are.")
+
+TRIVIAL_PRINT_NAMES = {"pjit": "jit"}
+
+
+def jax_name(opdef: OpDef) -> str:
+    """The primitive's name in JAX's text (``jaxpr.pjit`` prints as ``jit``)."""
+    return TRIVIAL_PRINT_NAMES.get(opdef.name, opdef.name)
+
+
+def get(name: str) -> OpDef:
+    try:
+        return OPS[name]
+    except KeyError:
+        raise NotImplementedError(f"primitive {name!r} is not defined in the jaxpr dialect") from None

@@ -1,0 +1,214 @@
+"""Kinds of op parameters: how each is stored as an MLIR attribute and printed.
+
+A kind converts a Python value (what a JAX primitive's ``params`` holds) to an
+attribute and back, and formats it the way JAX's jaxpr printer does (``str``).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import avals
+from .mlir import ir
+
+
+class ParamKind:
+    """Base: a value stored as one attribute; ``fmt`` is JAX's ``str(value)``."""
+
+    stored = True
+
+    def encode(self, value):
+        raise NotImplementedError
+
+    def decode(self, attr):
+        raise NotImplementedError
+
+    def fmt(self, value) -> str:
+        return str(value)
+
+    def check(self, value) -> bool:
+        return True
+
+
+class IntKind(ParamKind):
+    def encode(self, value):
+        return ir.IntegerAttr.get(ir.IntegerType.get_signless(64), int(value))
+
+    def decode(self, attr):
+        return ir.IntegerAttr(attr).value
+
+    def check(self, attr):
+        return isinstance(attr, ir.IntegerAttr)
+
+
+class BoolKind(ParamKind):
+    def encode(self, value):
+        return ir.BoolAttr.get(bool(value))
+
+    def decode(self, attr):
+        return ir.BoolAttr(attr).value
+
+    def check(self, attr):
+        return isinstance(attr, ir.BoolAttr)
+
+
+class StrKind(ParamKind):
+    def encode(self, value):
+        return ir.StringAttr.get(str(value))
+
+    def decode(self, attr):
+        return ir.StringAttr(attr).value
+
+    def check(self, attr):
+        return isinstance(attr, ir.StringAttr)
+
+
+class IntsKind(ParamKind):
+    """A tuple of ints, stored as ``array<i64: ...>``."""
+
+    def encode(self, value):
+        return ir.DenseI64ArrayAttr.get([int(v) for v in value])
+
+    def decode(self, attr):
+        return tuple(ir.DenseI64ArrayAttr(attr))
+
+    def check(self, attr):
+        return isinstance(attr, ir.DenseI64ArrayAttr)
+
+
+class Optional(ParamKind):
+    """``None`` or a value of the wrapped kind; ``None`` is an absent attribute."""
+
+    def __init__(self, inner: ParamKind):
+        self.inner = inner
+
+    def encode(self, value):
+        return None if value is None else self.inner.encode(value)
+
+    def decode(self, attr):
+        return None if attr is None else self.inner.decode(attr)
+
+    def fmt(self, value):
+        return "None" if value is None else self.inner.fmt(value)
+
+    def check(self, attr):
+        return self.inner.check(attr)
+
+
+class DtypeKind(ParamKind):
+    """A numpy dtype, stored as its MLIR element type; prints as ``float32``."""
+
+    def encode(self, value):
+        return ir.TypeAttr.get(ir.Type.parse(avals.mlir_element_name(value)))
+
+    def decode(self, attr):
+        return avals.dtype_from_mlir_name(str(ir.TypeAttr(attr).value))
+
+    def fmt(self, value):
+        return np.dtype(value).name
+
+    def check(self, attr):
+        return isinstance(attr, ir.TypeAttr)
+
+
+class PairsKind(ParamKind):
+    """A tuple of equal-length int tuples (e.g. padding configs), flattened."""
+
+    def __init__(self, width: int):
+        self.width = width
+
+    def encode(self, value):
+        flat = [int(v) for row in value for v in row]
+        return ir.DenseI64ArrayAttr.get(flat)
+
+    def decode(self, attr):
+        flat = list(ir.DenseI64ArrayAttr(attr))
+        w = self.width
+        return tuple(tuple(flat[i:i + w]) for i in range(0, len(flat), w))
+
+    def check(self, attr):
+        return isinstance(attr, ir.DenseI64ArrayAttr) and len(ir.DenseI64ArrayAttr(attr)) % self.width == 0
+
+
+class DotDimsKind(ParamKind):
+    """``((lhs_contract, rhs_contract), (lhs_batch, rhs_batch))``, printed with lists."""
+
+    def encode(self, value):
+        (lc, rc), (lb, rb) = value
+        return ir.ArrayAttr.get([ir.DenseI64ArrayAttr.get([int(d) for d in dims]) for dims in (lc, rc, lb, rb)])
+
+    def decode(self, attr):
+        lc, rc, lb, rb = (tuple(ir.DenseI64ArrayAttr(a)) for a in ir.ArrayAttr(attr))
+        return ((lc, rc), (lb, rb))
+
+    def fmt(self, value):
+        (lc, rc), (lb, rb) = value
+        return str(((list(lc), list(rc)), (list(lb), list(rb))))
+
+    def check(self, attr):
+        return (isinstance(attr, ir.ArrayAttr) and len(ir.ArrayAttr(attr)) == 4
+                and all(isinstance(a, ir.DenseI64ArrayAttr) for a in ir.ArrayAttr(attr)))
+
+
+class SymbolKind(ParamKind):
+    """A reference to another ``func.func`` of the module (nested jit bodies)."""
+
+    def encode(self, value):
+        return ir.FlatSymbolRefAttr.get(value)
+
+    def decode(self, attr):
+        return ir.FlatSymbolRefAttr(attr).value
+
+    def check(self, attr):
+        return isinstance(attr, ir.FlatSymbolRefAttr)
+
+
+class ScalarKind(ParamKind):
+    """A 0-d constant, stored as a dense elements attribute of its tensor type."""
+
+    def encode(self, value):
+        value = np.asarray(value)
+        return dense_attr(value, ir.RankedTensorType.get([], ir.Type.parse(avals.mlir_element_name(value.dtype))))
+
+    def decode(self, attr):
+        attr = ir.DenseElementsAttr(attr)
+        dtype = avals.dtype_from_mlir_name(str(ir.ShapedType(attr.type).element_type))
+        splat = attr.get_splat_value()
+        if isinstance(splat, ir.FloatAttr):
+            return np.asarray(ir.FloatAttr(splat).value, dtype)
+        if isinstance(splat, ir.IntegerAttr):
+            return np.asarray(ir.IntegerAttr(splat).value).astype(dtype)
+        return np.asarray(np.asarray(attr).reshape(()), dtype)
+
+    def fmt(self, value):
+        return str(np.asarray(value).item())
+
+    def check(self, attr):
+        return isinstance(attr, ir.DenseElementsAttr) and ir.ShapedType(ir.DenseElementsAttr(attr).type).rank == 0
+
+
+def dense_attr(array: np.ndarray, tensor_type):
+    """A dense elements attribute holding ``array`` (bfloat16 passes as its bits)."""
+    array = np.ascontiguousarray(array)
+    if array.dtype == avals.bfloat16:
+        array = array.view(np.uint16)
+    return ir.DenseElementsAttr.get(array, type=tensor_type)
+
+
+class Fixed(ParamKind):
+    """A parameter JAX always prints with one value in irax (``sharding=None``)."""
+
+    stored = False
+
+    def __init__(self, value=None):
+        self.value = value
+
+
+INT = IntKind()
+BOOL = BoolKind()
+STR = StrKind()
+INTS = IntsKind()
+DTYPE = DtypeKind()
+DOT_DIMS = DotDimsKind()
+SYMBOL = SymbolKind()
+SCALAR = ScalarKind()
+NONE = Fixed(None)

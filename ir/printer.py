@@ -1,0 +1,177 @@
+"""Prints jaxpr functions in JAX's text format, byte for byte.
+
+Names are handed out the way JAX's printer does: in the order variables are
+first printed, with a nested jit body borrowing its caller's names for its
+inputs and outputs, and unused top-level results shown as ``_``. Bodies used
+more than once (or nested ones over 10 equations) are printed once up front as
+``let name = { ... } in``.
+"""
+from __future__ import annotations
+
+import collections
+import itertools
+
+from . import pretty as pp
+from .jaxpr_view import Literal, Var, num_consts, rotate_call_operands, view
+from .mlir import ir
+from .ops import jax_name
+
+
+def _alpha(n: int) -> str:
+    s = ""
+    while not s or n:
+        n, i = divmod(n, 26)
+        s = chr(97 + i) + s
+    return s
+
+
+class _Names:
+    def __init__(self, reserved=()):
+        self.reserved = set(reserved)
+        self.names: dict = {}
+        self._fresh = (n for i in itertools.count() if (n := _alpha(i)) not in self.reserved)
+
+    def __getitem__(self, value):
+        name = self.names.get(value)
+        if name is None:
+            name = self.names[value] = next(self._fresh)
+        return name
+
+    def suggest(self, for_vars, like_vars):
+        if len(for_vars) != len(like_vars):
+            return
+        used = set()
+        for f, l in zip(for_vars, like_vars):
+            if isinstance(l, Var) and l.value not in used and isinstance(f, Var) and f.value not in self.names:
+                used.add(l.value)
+                self.names[f.value] = self[l.value]
+
+
+class Printer:
+    def __init__(self, module, top):
+        self.symbols = _symbol_table(module)
+        self.views = {}
+        self.top = self._view(top)
+        self.shared = self._shared_bodies()
+        self.names = _Names(self.shared.values())
+        for v in _dropped(self.top):
+            self.names.names[v] = "_"
+
+    def _view(self, func, nested=False):
+        key = ir.StringAttr(func.attributes["sym_name"]).value
+        if key not in self.views:
+            self.views[key] = view(func, nested=nested)
+        return self.views[key]
+
+    def _callee(self, eqn):
+        return self._view(self.symbols[eqn.params["callee"]], nested=True)
+
+    def _shared_bodies(self):
+        counts = collections.Counter()
+        names = {}
+        queue = collections.deque([self.top])
+        while queue:
+            jaxpr = queue.popleft()
+            key = id(jaxpr)
+            counts[key] += 1 + (jaxpr is not self.top and len(jaxpr.eqns) > 10)
+            for eqn in jaxpr.eqns:
+                if eqn.primitive == "pjit":
+                    body = self._callee(eqn)
+                    queue.append(body)
+                    names.setdefault(id(body), (eqn.params["name"].strip("<>"), body))
+        shared, taken = {}, collections.Counter()
+        for key, count in counts.items():
+            if count == 1:
+                continue
+            name, body = names[key]
+            if taken[name]:
+                taken[name] += 1
+                name += str(taken[name] - 1)
+            taken[name] += 1
+            shared[key] = name
+        self._shared_views = {k: names[k][1] for k in shared}
+        return shared
+
+    def doc(self):
+        docs = []
+        for key, name in self.shared.items():
+            docs.append(pp.concat([pp.text("let "), pp.text(name), pp.text(" = "),
+                                   self._skeleton(self._shared_views[key]), pp.text(" in"), pp.brk()]))
+        docs.append(self._jaxpr(self.top))
+        return pp.concat(docs)
+
+    def _var(self, v):
+        if isinstance(v, Literal):
+            return f"{pp_literal(v)}"
+        return self.names[v.value]
+
+    def _vars(self, vs, separator="", shapes=False):
+        items = [pp.text(self._var(v) + (":" + v.aval.str_short() if shapes else "")) for v in vs]
+        return pp.nest(2, pp.group(pp.join(pp.text(separator) + pp.group(pp.brk()), items)))
+
+    def _jaxpr(self, jaxpr):
+        name = self.shared.get(id(jaxpr))
+        return pp.text(name) if name else self._skeleton(jaxpr)
+
+    def _skeleton(self, jaxpr):
+        constvars = self._vars(jaxpr.constvars, shapes=True)
+        invars = self._vars(jaxpr.invars, shapes=True)
+        eqns = pp.join(pp.brk("; "), [self._eqn(e) for e in jaxpr.eqns])
+        outvars = pp.concat([pp.text("("), self._vars(jaxpr.outvars, separator=","),
+                             pp.text(")" if len(jaxpr.outvars) != 1 else ",)")])
+        return pp.group(pp.nest(2, pp.concat([
+            pp.text("{ "), pp.text("lambda "), constvars, pp.text("; "), invars,
+            pp.text(". "), pp.text("let"), pp.nest(2, pp.brk() + eqns), pp.brk(),
+            pp.text("in "), outvars])) + pp.text(" }"))
+
+    def _eqn(self, eqn):
+        params = [(p.name, p.kind.fmt(v), None) for p, v in eqn.opdef.printed_params(eqn.params)]
+        invars = eqn.invars
+        if eqn.primitive == "pjit":
+            body = self._callee(eqn)
+            invars = rotate_call_operands(invars, num_consts(body.func))
+            if id(body) not in self.shared:
+                self.names.suggest(body.invars, invars)
+                self.names.suggest(body.outvars, eqn.outvars)
+            params = [("name", eqn.params["name"], None), ("jaxpr", None, body)]
+        lhs = self._vars(eqn.outvars, shapes=True)
+        rhs = [pp.text(jax_name(eqn.opdef)), self._params(params), pp.text(" ") + self._vars(invars)]
+        if eqn.outvars:
+            return pp.concat([lhs, pp.text(" = "), *rhs])
+        return pp.concat(rhs)
+
+    def _params(self, params):
+        if not params:
+            return pp.nil()
+        items = [pp.text(f"{k}=") + (self._jaxpr(body) if body is not None else pp.text(v))
+                 for k, v, body in params]
+        return pp.group(pp.concat([pp.nest(2, pp.concat([pp.text("["), pp.brk(""), pp.join(pp.brk(), items)])),
+                                   pp.brk(""), pp.text("]")]))
+
+
+def pp_literal(lit: Literal) -> str:
+    import numpy as np
+    return f"{np.asarray(lit.value).item()}:{lit.aval.str_short()}"
+
+
+def _dropped(jaxpr):
+    used = {v.value for v in jaxpr.outvars if isinstance(v, Var)}
+    dropped = []
+    for eqn in reversed(jaxpr.eqns):
+        dropped.extend(v.value for v in eqn.outvars if v.value not in used)
+        used.update(v.value for v in eqn.invars if isinstance(v, Var))
+    return dropped
+
+
+def _symbol_table(module):
+    table = {}
+    for op in module.body.operations:
+        if "sym_name" in op.attributes:
+            table[ir.StringAttr(op.attributes["sym_name"]).value] = op
+    return table
+
+
+def jaxpr_text(module, func_name: str, width: int = 80) -> str:
+    """The text JAX's ``str(make_jaxpr(f)(...))`` gives for ``func_name`` of ``module``."""
+    top = _symbol_table(module)[func_name]
+    return pp.format(Printer(module, top).doc(), width)

@@ -1,0 +1,15 @@
+"""``irax.passes``: IR-to-IR rewrites over the jaxpr dialect, and the lowering to StableHLO."""
+from __future__ import annotations
+
+from irax.ir.verify import verify_module
+
+from . import simplify, to_stablehlo
+from .registry import PASSES, register_pass, run_pipeline
+
+register_pass("jaxpr-verify", "Checks every jaxpr op against its declaration in the op table")(verify_module)
+register_pass("jaxpr-to-stablehlo", "Lowers every jaxpr op to StableHLO (one rule per primitive)")(
+    to_stablehlo.lower_module)
+
+COMPILE_PIPELINE = "builtin.module(jaxpr-inline,jaxpr-dce,jaxpr-cse,jaxpr-to-stablehlo)"
+
+__all__ = ["PASSES", "COMPILE_PIPELINE", "register_pass", "run_pipeline", "simplify", "to_stablehlo"]

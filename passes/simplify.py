@@ -1,0 +1,97 @@
+"""``jaxpr-inline``, ``jaxpr-dce`` and ``jaxpr-cse``.
+
+MLIR treats unregistered ops as side-effecting, so its own ``inline``, DCE and
+``cse`` leave ``jaxpr.*`` ops alone; every jaxpr primitive is pure, so these
+passes can inline, drop and merge them freely.
+"""
+from __future__ import annotations
+
+from irax.ir.jaxpr_view import body_ops
+from irax.ir.mlir import ir
+
+from .registry import register_pass
+
+
+def functions(module):
+    return [op for op in module.body.operations if op.operation.name == "func.func"]
+
+
+def _symbols(module):
+    return {ir.StringAttr(f.attributes["sym_name"]).value: f for f in functions(module)}
+
+
+@register_pass("jaxpr-inline", "Inlines every jaxpr.pjit call (nested jit) into its caller")
+def inline(module):
+    table = _symbols(module)
+    changed = True
+    while changed:
+        changed = False
+        for func in functions(module):
+            for op in body_ops(func):
+                if op.name == "jaxpr.pjit":
+                    callee = table[ir.FlatSymbolRefAttr(op.attributes["callee"]).value]
+                    _inline_call(op, callee)
+                    changed = True
+    _erase_unreferenced(module)
+
+
+def _inline_call(call, callee):
+    ip = ir.InsertionPoint(call)
+    mapping = dict(zip(callee.regions[0].blocks[0].arguments, call.operands))
+    for op in body_ops(callee):
+        if op.name == "func.return":
+            for old, new in zip(call.results, op.operands):
+                old.replace_all_uses_with(mapping.get(new, new))
+            continue
+        clone = op.clone(ip=ip)
+        for i, operand in enumerate(op.operands):
+            if operand in mapping:
+                clone.operands[i] = mapping[operand]
+        for old, new in zip(op.results, clone.results):
+            mapping[old] = new
+    call.erase()
+
+
+def _erase_unreferenced(module):
+    used = set()
+    for func in functions(module):
+        for op in body_ops(func):
+            if "callee" in op.attributes:
+                used.add(ir.FlatSymbolRefAttr(op.attributes["callee"]).value)
+    for func in functions(module):
+        visibility = func.attributes["sym_visibility"] if "sym_visibility" in func.attributes else None
+        name = ir.StringAttr(func.attributes["sym_name"]).value
+        if visibility is not None and ir.StringAttr(visibility).value == "private" and name not in used:
+            func.erase()
+
+
+@register_pass("jaxpr-dce", "Removes jaxpr ops whose results are never used")
+def dce(module):
+    for func in functions(module):
+        for op in reversed(body_ops(func)):
+            if op.name.startswith("jaxpr.") and all(_unused(r) for r in op.results):
+                op.erase()
+
+
+def _unused(value) -> bool:
+    for _ in value.uses:
+        return False
+    return True
+
+
+@register_pass("jaxpr-cse", "Merges jaxpr ops with the same name, operands and attributes")
+def cse(module):
+    for func in functions(module):
+        seen = {}
+        for op in body_ops(func):
+            if not op.name.startswith("jaxpr.") or len(op.regions):
+                continue
+            key = (op.name, tuple(op.operands), tuple(str(r.type) for r in op.results),
+                   tuple(sorted((name, str(op.attributes[name])) for name in op.attributes)))
+            first = seen.get(key)
+            if first is None:
+                seen[key] = op
+                continue
+            for old, new in zip(op.results, first.results):
+                old.replace_all_uses_with(new)
+            op.erase()

@@ -1,0 +1,548 @@
+"""``jaxpr-to-stablehlo``: one lowering rule per primitive, in one table.
+
+A rule receives a ``Lowering`` context (which emits ops right before the jaxpr
+op being replaced, at its location), the operand values and the op's params,
+and returns the replacement values.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from irax.ir import avals as A
+from irax.ir.dialect import aval_of_type, decode_params, tensor_type
+from irax.ir.jaxpr_view import body_ops
+from irax.ir.mlir import ir
+from irax.ir.params import dense_attr
+from irax.ir.ops import OPS
+from irax.ir.shapes import issubdtype
+
+LOWERINGS: dict = {}
+
+
+class Lowering:
+    """Emits StableHLO ops in front of one jaxpr op."""
+
+    def __init__(self, op):
+        self.op = op
+        self.loc = op.location
+        self.ip = ir.InsertionPoint(op)
+        self.result_avals = [aval_of_type(r.type) for r in op.results]
+
+    def emit(self, name, operands, result_types, attributes=None, regions=0):
+        return ir.Operation.create(name, results=list(result_types), operands=list(operands),
+                                   attributes=attributes or {}, regions=regions, loc=self.loc, ip=self.ip)
+
+    def emit1(self, name, operands, result_type=None, **attributes):
+        rtype = result_type if result_type is not None else self.op.results[0].type
+        return self.emit(name, operands, [rtype], {k: _attr(v) for k, v in attributes.items()}).result
+
+    def constant(self, value, dtype, shape=()):
+        array = np.full(shape, value, dtype=dtype)
+        t = tensor_type(tuple(shape), np.dtype(dtype))
+        return self.emit("stablehlo.constant", [], [t], {"value": dense_attr(array, t)}).result
+
+    def broadcast(self, value, shape):
+        aval = aval_of_type(value.type)
+        if aval.shape == tuple(shape):
+            return value
+        dims = list(range(len(shape) - aval.ndim, len(shape)))
+        return self.emit1("stablehlo.broadcast_in_dim", [value], tensor_type(tuple(shape), aval.dtype),
+                          broadcast_dimensions=ir.DenseI64ArrayAttr.get(dims))
+
+    def region_block(self, op, arg_types):
+        with self.loc:
+            return op.regions[0].blocks.append(*arg_types)
+
+
+def _attr(value):
+    if isinstance(value, ir.Attribute):
+        return value
+    if isinstance(value, str):
+        return ir.Attribute.parse(value)
+    if isinstance(value, bool):
+        return ir.BoolAttr.get(value)
+    if isinstance(value, int):
+        return ir.IntegerAttr.get(ir.IntegerType.get_signless(64), value)
+    if isinstance(value, (tuple, list)):
+        return ir.DenseI64ArrayAttr.get([int(v) for v in value])
+    raise TypeError(f"cannot make an attribute of {value!r}")
+
+
+def lowering(*names):
+    def register(fn):
+        for name in names:
+            LOWERINGS[name] = fn
+        return fn
+    return register
+
+
+_HALF = (np.dtype(np.float16), A.bfloat16)
+
+# Computed in float32 for half-precision operands, as XLA's CPU backend does.
+_WIDENED = {"exp", "log", "expm1", "log1p", "tanh", "logistic", "sin", "cos", "tan", "sqrt", "rsqrt", "cbrt",
+            "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "erf", "erfc", "erf_inv", "lgamma",
+            "digamma", "pow", "atan2", "div", "rem"}
+
+
+def _elementwise(hlo_name):
+    def lower(ctx, *xs, **params):
+        out = ctx.result_avals[0]
+        xs = [ctx.broadcast(x, out.shape) for x in xs]
+        if out.dtype in _HALF and ctx.op.name[6:] in _WIDENED:
+            wide = tensor_type(out.shape, np.dtype(np.float32))
+            result = ctx.emit1(hlo_name, [_convert_to(ctx, x, np.dtype(np.float32)) for x in xs], wide)
+            return _convert_to(ctx, result, out.dtype)
+        return ctx.emit1(hlo_name, xs)
+    return lower
+
+
+for _name, _hlo in {
+    "neg": "stablehlo.negate", "sign": "stablehlo.sign", "floor": "stablehlo.floor", "ceil": "stablehlo.ceil",
+    "is_finite": "stablehlo.is_finite", "exp": "stablehlo.exponential", "log": "stablehlo.log",
+    "expm1": "stablehlo.exponential_minus_one", "log1p": "stablehlo.log_plus_one", "tanh": "stablehlo.tanh",
+    "logistic": "stablehlo.logistic", "sin": "stablehlo.sine", "cos": "stablehlo.cosine", "tan": "stablehlo.tan",
+    "sqrt": "stablehlo.sqrt", "rsqrt": "stablehlo.rsqrt", "abs": "stablehlo.abs",
+    "asin": "chlo.asin", "acos": "chlo.acos", "atan": "chlo.atan", "sinh": "chlo.sinh", "cosh": "chlo.cosh",
+    "asinh": "chlo.asinh", "acosh": "chlo.acosh", "atanh": "chlo.atanh", "erf": "chlo.erf", "erfc": "chlo.erfc",
+    "erf_inv": "chlo.erf_inv", "lgamma": "chlo.lgamma", "digamma": "chlo.digamma", "not": "stablehlo.not",
+    "population_count": "stablehlo.popcnt", "clz": "stablehlo.count_leading_zeros", "real": "stablehlo.real",
+    "imag": "stablehlo.imag", "add": "stablehlo.add", "sub": "stablehlo.subtract", "mul": "stablehlo.multiply",
+    "div": "stablehlo.divide", "rem": "stablehlo.remainder", "pow": "stablehlo.power", "max": "stablehlo.maximum",
+    "min": "stablehlo.minimum", "nextafter": "chlo.next_after",
+    "and": "stablehlo.and", "or": "stablehlo.or", "xor": "stablehlo.xor", "shift_left": "stablehlo.shift_left",
+    "shift_right_arithmetic": "stablehlo.shift_right_arithmetic",
+    "shift_right_logical": "stablehlo.shift_right_logical", "complex": "stablehlo.complex",
+}.items():
+    LOWERINGS[_name] = _elementwise(_hlo)
+
+
+def _signbit(ctx, x):
+    aval = aval_of_type(x.type)
+    int_dtype = np.dtype(f"i{aval.dtype.itemsize}")
+    bits = ctx.emit1("stablehlo.bitcast_convert", [x], tensor_type(aval.shape, int_dtype))
+    return compare(ctx, bits, ctx.constant(0, int_dtype, aval.shape), "LT")
+
+
+def _copysign(ctx, magnitude, sign_of):
+    magnitude = ctx.emit1("stablehlo.abs", [magnitude], magnitude.type)
+    return ctx.emit1("stablehlo.select", [_signbit(ctx, sign_of), ctx.emit1("stablehlo.negate", [magnitude],
+                                                                           magnitude.type), magnitude],
+                     magnitude.type)
+
+
+def _is_finite(ctx, x):
+    return ctx.emit1("stablehlo.is_finite", [x], tensor_type(aval_of_type(x.type).shape, np.dtype(np.bool_)))
+
+
+@lowering("cbrt")
+def _cbrt(ctx, x):
+    """cbrt(|x|) with x's sign; IREE's own cbrt gives NaN for negative and infinite inputs."""
+    root = _elementwise("stablehlo.cbrt")(ctx, ctx.emit1("stablehlo.abs", [x]))
+    return ctx.emit1("stablehlo.select", [_is_finite(ctx, x), _copysign(ctx, root, x), x])
+
+
+@lowering("atan2")
+def _atan2(ctx, y, x):
+    """IREE's atan2 is wrong for zero and infinite pairs; those get IEEE's answers here."""
+    out = ctx.result_avals[0]
+    y, x = ctx.broadcast(y, out.shape), ctx.broadcast(x, out.shape)
+    base = _elementwise("stablehlo.atan2")(ctx, y, x)
+    pred = tensor_type(out.shape, np.dtype(np.bool_))
+    const = lambda v: ctx.constant(v, out.dtype, out.shape)
+    both = lambda a, b: ctx.emit1("stablehlo.and", [a, b], pred)
+    negative_x = _signbit(ctx, x)
+    y_zero_x_number = both(compare(ctx, y, const(0), "EQ"), compare(ctx, x, x, "EQ"))
+    on_axis = _copysign(ctx, ctx.emit1("stablehlo.select", [negative_x, const(np.pi), const(0)]), y)
+    infinite = lambda v: compare(ctx, ctx.emit1("stablehlo.abs", [v]), const(np.inf), "EQ")
+    diagonal = _copysign(ctx, ctx.emit1("stablehlo.select", [negative_x, const(3 * np.pi / 4), const(np.pi / 4)]), y)
+    x_inf_y_finite = both(infinite(x), _is_finite(ctx, y))
+    result = ctx.emit1("stablehlo.select", [ctx.emit1("stablehlo.or", [y_zero_x_number, x_inf_y_finite], pred),
+                                            on_axis, base])
+    return ctx.emit1("stablehlo.select", [both(infinite(y), infinite(x)), diagonal, result])
+
+
+@lowering("stop_gradient")
+def _identity(ctx, x):
+    return x
+
+
+@lowering("square")
+def _square(ctx, x):
+    return ctx.emit1("stablehlo.multiply", [x, x])
+
+
+@lowering("exp2")
+def _exp2(ctx, x):
+    aval = ctx.result_avals[0]
+    ln2 = ctx.constant(np.log(2.0), aval.dtype, aval.shape)
+    return ctx.emit1("stablehlo.exponential", [ctx.emit1("stablehlo.multiply", [x, ln2])])
+
+
+@lowering("round")
+def _round(ctx, x, *, rounding_method):
+    return ctx.emit1("stablehlo.round_nearest_even" if rounding_method == 1 else "stablehlo.round_nearest_afz", [x])
+
+
+@lowering("conj")
+def _conj(ctx, x, **params):
+    aval = ctx.result_avals[0]
+    part = tensor_type(aval.shape, np.dtype(np.float32 if aval.dtype == np.complex64 else np.float64))
+    re = ctx.emit1("stablehlo.real", [x], part)
+    im = ctx.emit1("stablehlo.negate", [ctx.emit1("stablehlo.imag", [x], part)], part)
+    return ctx.emit1("stablehlo.complex", [re, im])
+
+
+@lowering("integer_pow")
+def _integer_pow(ctx, x, *, y):
+    aval = ctx.result_avals[0]
+    if y == 0:
+        return ctx.constant(1, aval.dtype, aval.shape)
+    acc, base, n = None, x, abs(y)
+    while n:
+        if n & 1:
+            acc = base if acc is None else ctx.emit1("stablehlo.multiply", [acc, base])
+        n >>= 1
+        if n:
+            base = ctx.emit1("stablehlo.multiply", [base, base])
+    if y < 0:
+        acc = ctx.emit1("stablehlo.divide", [ctx.constant(1, aval.dtype, aval.shape), acc])
+    return acc
+
+
+_DIRECTIONS = {"eq": "EQ", "ne": "NE", "lt": "LT", "le": "LE", "gt": "GT", "ge": "GE"}
+
+
+def _compare_type(dtype):
+    if issubdtype(dtype, np.inexact):
+        return "FLOAT"
+    return "UNSIGNED" if issubdtype(dtype, np.unsignedinteger) or dtype == np.bool_ else "SIGNED"
+
+
+def compare(ctx, x, y, direction):
+    aval = aval_of_type(x.type)
+    if aval.dtype in _HALF:
+        x, y = _convert_to(ctx, x, np.dtype(np.float32)), _convert_to(ctx, y, np.dtype(np.float32))
+    kind = _compare_type(aval.dtype)
+    shape = ctx.result_avals[0].shape if ctx.result_avals[0].dtype == np.bool_ else aval.shape
+    out = tensor_type(shape, np.dtype(np.bool_))
+    return ctx.emit1("stablehlo.compare", [ctx.broadcast(x, shape), ctx.broadcast(y, shape)], out,
+                     comparison_direction=f"#stablehlo<comparison_direction {direction}>",
+                     compare_type=f"#stablehlo<comparison_type {kind}>")
+
+
+for _name, _dir in _DIRECTIONS.items():
+    LOWERINGS[_name] = (lambda d: lambda ctx, x, y: compare(ctx, x, y, d))(_dir)
+
+
+@lowering("select_n")
+def _select_n(ctx, which, *cases):
+    if len(cases) == 1:
+        return cases[0]
+    which_aval = aval_of_type(which.type)
+    if which_aval.dtype == np.bool_:
+        return ctx.emit1("stablehlo.select", [which, cases[1], cases[0]])
+    result = cases[-1]
+    for i in range(len(cases) - 2, -1, -1):
+        index = ctx.constant(i, which_aval.dtype, which_aval.shape)
+        pred = ctx.emit1("stablehlo.compare", [which, index], tensor_type(which_aval.shape, np.dtype(np.bool_)),
+                         comparison_direction="#stablehlo<comparison_direction EQ>")
+        result = ctx.emit1("stablehlo.select", [pred, cases[i], result])
+    return result
+
+
+@lowering("clamp")
+def _clamp(ctx, lo, x, hi):
+    return ctx.emit1("stablehlo.clamp", [lo, x, hi])
+
+
+@lowering("convert_element_type")
+def _convert(ctx, x, *, new_dtype, weak_type):
+    src = aval_of_type(x.type)
+    dst = np.dtype(new_dtype)
+    if src.dtype == dst:
+        return x
+    if issubdtype(src.dtype, np.complexfloating) and not issubdtype(dst, np.complexfloating):
+        x = ctx.emit1("stablehlo.real", [x], tensor_type(src.shape, np.finfo(src.dtype).dtype))
+        src = aval_of_type(x.type)
+    if dst == np.bool_:
+        zero = ctx.constant(0, src.dtype, src.shape)
+        return compare(ctx, x, zero, "NE")
+    if issubdtype(dst, np.integer) and issubdtype(src.dtype, np.floating):
+        info = np.iinfo(dst)
+        lo = ctx.constant(max(info.min, np.finfo(src.dtype).min), src.dtype, src.shape)
+        hi = ctx.constant(_largest_float_below(info.max, src.dtype), src.dtype, src.shape)
+        clamped = ctx.emit1("stablehlo.clamp", [lo, x, hi], x.type)
+        nan = compare(ctx, x, x, "NE")
+        x = ctx.emit1("stablehlo.select", [nan, ctx.constant(0, src.dtype, src.shape), clamped], x.type)
+    return ctx.emit1("stablehlo.convert", [x])
+
+
+def _largest_float_below(limit, dtype):
+    value = np.array(limit, dtype=dtype)
+    while float(value) > limit:
+        value = np.nextafter(value, np.array(0, dtype))
+    return value
+
+
+@lowering("bitcast_convert_type")
+def _bitcast(ctx, x, *, new_dtype):
+    return ctx.emit1("stablehlo.bitcast_convert", [x])
+
+
+@lowering("broadcast_in_dim")
+def _broadcast_in_dim(ctx, x, *, shape, broadcast_dimensions, sharding=None):
+    return ctx.emit1("stablehlo.broadcast_in_dim", [x], broadcast_dimensions=list(broadcast_dimensions))
+
+
+@lowering("reshape", "squeeze")
+def _reshape(ctx, x, **params):
+    return ctx.emit1("stablehlo.reshape", [x])
+
+
+@lowering("transpose")
+def _transpose(ctx, x, *, permutation):
+    return ctx.emit1("stablehlo.transpose", [x], permutation=list(permutation))
+
+
+@lowering("rev")
+def _rev(ctx, x, *, dimensions):
+    return ctx.emit1("stablehlo.reverse", [x], dimensions=list(dimensions))
+
+
+@lowering("pad")
+def _pad(ctx, x, value, *, padding_config):
+    lo, hi, interior = zip(*padding_config) if padding_config else ((), (), ())
+    return ctx.emit1("stablehlo.pad", [x, value], edge_padding_low=list(lo), edge_padding_high=list(hi),
+                     interior_padding=list(interior))
+
+
+@lowering("concatenate")
+def _concatenate(ctx, *xs, dimension):
+    return ctx.emit1("stablehlo.concatenate", list(xs), dimension=dimension)
+
+
+@lowering("stack")
+def _stack(ctx, *xs, axis):
+    out = ctx.result_avals[0]
+    piece_shape = out.shape[:axis] + (1,) + out.shape[axis + 1:]
+    pieces = [ctx.emit1("stablehlo.reshape", [x], tensor_type(piece_shape, out.dtype)) for x in xs]
+    return ctx.emit1("stablehlo.concatenate", pieces, dimension=axis)
+
+
+@lowering("slice")
+def _slice(ctx, x, *, start_indices, limit_indices, strides):
+    strides = strides or (1,) * len(start_indices)
+    return ctx.emit1("stablehlo.slice", [x], start_indices=list(start_indices), limit_indices=list(limit_indices),
+                     strides=list(strides))
+
+
+@lowering("dynamic_slice")
+def _dynamic_slice(ctx, x, *indices, slice_sizes):
+    return ctx.emit1("stablehlo.dynamic_slice", [x, *indices], slice_sizes=list(slice_sizes))
+
+
+@lowering("dynamic_update_slice")
+def _dynamic_update_slice(ctx, x, update, *indices):
+    return ctx.emit1("stablehlo.dynamic_update_slice", [x, update, *indices])
+
+
+@lowering("iota")
+def _iota(ctx, *, dtype, shape, dimension, sharding=None):
+    return ctx.emit1("stablehlo.iota", [], iota_dimension=dimension)
+
+
+def _reduce_body(ctx, op, scalar_type, body_op):
+    block = ctx.region_block(op, [scalar_type, scalar_type])
+    ip = ir.InsertionPoint(block)
+    r = ir.Operation.create(body_op, results=[scalar_type], operands=list(block.arguments), loc=ctx.loc, ip=ip)
+    ir.Operation.create("stablehlo.return", results=[], operands=[r.result], loc=ctx.loc, ip=ip)
+
+
+def reduce(ctx, x, axes, body_op, init_value):
+    aval = aval_of_type(x.type)
+    scalar_t = tensor_type((), aval.dtype)
+    init = ctx.constant(init_value, aval.dtype)
+    out_t = tensor_type(tuple(d for i, d in enumerate(aval.shape) if i not in axes), aval.dtype)
+    op = ctx.emit("stablehlo.reduce", [x, init], [out_t], {"dimensions": _attr(list(axes))}, regions=1)
+    _reduce_body(ctx, op, scalar_t, body_op)
+    return op.result
+
+
+def _extreme(dtype, largest):
+    if dtype == np.bool_:
+        return largest
+    if issubdtype(dtype, np.inexact):
+        return np.inf if largest else -np.inf
+    info = np.iinfo(dtype)
+    return info.max if largest else info.min
+
+
+_REDUCERS = {
+    "reduce_sum": ("stablehlo.add", lambda dt: 0), "reduce_prod": ("stablehlo.multiply", lambda dt: 1),
+    "reduce_max": ("stablehlo.maximum", lambda dt: _extreme(dt, False)),
+    "reduce_min": ("stablehlo.minimum", lambda dt: _extreme(dt, True)),
+    "reduce_and": ("stablehlo.and", lambda dt: True if dt == np.bool_ else -1),
+    "reduce_or": ("stablehlo.or", lambda dt: 0), "reduce_xor": ("stablehlo.xor", lambda dt: 0),
+}
+
+for _name, (_op, _init) in _REDUCERS.items():
+    LOWERINGS[_name] = (lambda body, init: lambda ctx, x, *, axes, **p: reduce(
+        ctx, x, axes, body, _init_value(init, aval_of_type(x.type).dtype)))(_op, _init)
+
+
+def _init_value(init, dtype):
+    value = init(dtype)
+    if value == -1 and issubdtype(dtype, np.unsignedinteger):
+        return np.iinfo(dtype).max
+    return value
+
+
+@lowering("argmax", "argmin")
+def _argminmax(ctx, x, *, axes, index_dtype):
+    """A two-operand reduce over (value, index); NaN wins and ties keep the lower index."""
+    aval = aval_of_type(x.type)
+    axis = axes[0]
+    idx_dtype = np.dtype(index_dtype)
+    is_max = ctx.op.name == "jaxpr.argmax"
+    indices = ctx.emit1("stablehlo.iota", [], tensor_type(aval.shape, idx_dtype), iota_dimension=axis)
+    value_init = ctx.constant(_extreme(aval.dtype, not is_max), aval.dtype)
+    index_init = ctx.constant(0, idx_dtype)
+    out_shape = tuple(d for i, d in enumerate(aval.shape) if i != axis)
+    op = ctx.emit("stablehlo.reduce", [x, indices, value_init, index_init],
+                  [tensor_type(out_shape, aval.dtype), tensor_type(out_shape, idx_dtype)],
+                  {"dimensions": _attr([axis])}, regions=1)
+    vt, it = tensor_type((), aval.dtype), tensor_type((), idx_dtype)
+    block = ctx.region_block(op, [vt, it, vt, it])
+    _argminmax_body(ctx, block, vt, it, aval.dtype, is_max)
+    return op.results[1]
+
+
+def _argminmax_body(ctx, block, vt, it, dtype, is_max):
+    ip = ir.InsertionPoint(block)
+    av, ai, bv, bi = block.arguments
+    bool_t = tensor_type((), np.dtype(np.bool_))
+
+    def emit(name, operands, rtype, **attrs):
+        return ir.Operation.create(name, results=[rtype], operands=operands,
+                                   attributes={k: _attr(v) for k, v in attrs.items()}, loc=ctx.loc, ip=ip).result
+
+    def cmp(x, y, d):
+        kind = _compare_type(dtype)
+        return emit("stablehlo.compare", [x, y], bool_t, comparison_direction=f"#stablehlo<comparison_direction {d}>",
+                    compare_type=f"#stablehlo<comparison_type {kind}>")
+    better = cmp(av, bv, "GT" if is_max else "LT")
+    if issubdtype(dtype, np.inexact):
+        better = emit("stablehlo.or", [better, cmp(av, av, "NE")], bool_t)
+    equal = cmp(av, bv, "EQ")
+    lower_index = emit("stablehlo.compare", [ai, bi], bool_t,
+                       comparison_direction="#stablehlo<comparison_direction LT>")
+    pick_a = emit("stablehlo.or", [better, emit("stablehlo.and", [equal, lower_index], bool_t)], bool_t)
+    value = emit("stablehlo.select", [pick_a, av, bv], vt)
+    index = emit("stablehlo.select", [pick_a, ai, bi], it)
+    ir.Operation.create("stablehlo.return", results=[], operands=[value, index], loc=ctx.loc, ip=ip)
+
+
+@lowering("dot_general")
+def _dot_general(ctx, lhs, rhs, *, dimension_numbers, precision=None, preferred_element_type=None):
+    out = ctx.result_avals[0]
+    lhs, rhs = (_convert_to(ctx, v, out.dtype) for v in (lhs, rhs))
+    (lc, rc), (lb, rb) = dimension_numbers
+    attr = (f"#stablehlo.dot<lhs_batching_dimensions = {list(lb)}, rhs_batching_dimensions = {list(rb)}, "
+            f"lhs_contracting_dimensions = {list(lc)}, rhs_contracting_dimensions = {list(rc)}>")
+    return ctx.emit1("stablehlo.dot_general", [lhs, rhs], dot_dimension_numbers=attr)
+
+
+def _convert_to(ctx, value, dtype):
+    aval = aval_of_type(value.type)
+    if aval.dtype == dtype:
+        return value
+    return ctx.emit1("stablehlo.convert", [value], tensor_type(aval.shape, dtype))
+
+
+_CUMULATIVE = {"cumsum": "reduce_sum", "cumprod": "reduce_prod", "cummax": "reduce_max", "cummin": "reduce_min"}
+
+
+@lowering("cumsum", "cumprod", "cummax", "cummin", "cumlogsumexp")
+def _cumulative(ctx, x, *, axis, reverse):
+    """A reduce_window over a window the length of the axis (what JAX emits on CPU)."""
+    aval = aval_of_type(x.type)
+    name = ctx.op.name[6:]
+    n = aval.shape[axis]
+    window = [1] * aval.ndim
+    window[axis] = max(n, 1)
+    padding = [[0, 0] for _ in range(aval.ndim)]
+    padding[axis] = [0, n - 1] if reverse else [n - 1, 0]
+    if name == "cumlogsumexp":
+        body, init = "logaddexp", -np.inf
+    else:
+        body, init_fn = _REDUCERS[_CUMULATIVE[name]]
+        init = _init_value(init_fn, aval.dtype)
+    init_v = ctx.constant(init, aval.dtype)
+    pad_attr = ir.DenseElementsAttr.get(np.array(padding, np.int64).reshape(aval.ndim, 2),
+                                        type=ir.RankedTensorType.get([aval.ndim, 2], ir.IntegerType.get_signless(64)))
+    op = ctx.emit("stablehlo.reduce_window", [x, init_v], [x.type],
+                  {"window_dimensions": _attr(window), "padding": pad_attr}, regions=1)
+    scalar_t = tensor_type((), aval.dtype)
+    if body == "logaddexp":
+        _logaddexp_body(ctx, op, scalar_t)
+    else:
+        _reduce_body(ctx, op, scalar_t, body)
+    return op.result
+
+
+def _logaddexp_body(ctx, op, t):
+    block = ctx.region_block(op, [t, t])
+    ip = ir.InsertionPoint(block)
+    a, b = block.arguments
+
+    def emit(name, operands):
+        return ir.Operation.create(name, results=[t], operands=operands, loc=ctx.loc, ip=ip).result
+    hi, lo = emit("stablehlo.maximum", [a, b]), emit("stablehlo.minimum", [a, b])
+    diff = emit("stablehlo.subtract", [lo, hi])
+    total = emit("stablehlo.add", [hi, emit("stablehlo.log_plus_one", [emit("stablehlo.exponential", [diff])])])
+    same = ir.Operation.create("stablehlo.compare", results=[tensor_type((), np.dtype(np.bool_))], operands=[hi, lo],
+                               attributes={"comparison_direction": _attr("#stablehlo<comparison_direction EQ>")},
+                               loc=ctx.loc, ip=ip).result
+    result = ir.Operation.create("stablehlo.select", results=[t], operands=[same, emit("stablehlo.add", [
+        hi, ir.Operation.create("stablehlo.constant", results=[t], attributes={
+            "value": dense_attr(np.array(np.log(2.0), dtype=A.dtype_from_mlir_name(str(ir.RankedTensorType(t).element_type))), t)},
+            loc=ctx.loc, ip=ip).result]), total], loc=ctx.loc, ip=ip).result
+    ir.Operation.create("stablehlo.return", results=[], operands=[result], loc=ctx.loc, ip=ip)
+
+
+@lowering("literal")
+def _literal(ctx, *, value):
+    t = ctx.op.results[0].type
+    return ctx.emit("stablehlo.constant", [], [t], {"value": dense_attr(np.asarray(value), t)}).result
+
+
+@lowering("pjit")
+def _pjit(ctx, *args, name, callee):
+    op = ctx.emit("func.call", list(args), [r.type for r in ctx.op.results],
+                  {"callee": ir.FlatSymbolRefAttr.get(callee)})
+    return list(op.results)
+
+
+def lower_module(module):
+    """Rewrites every jaxpr op of ``module`` into StableHLO (in place)."""
+    for func in list(module.body.operations):
+        if func.operation.name != "func.func":
+            continue
+        for op in body_ops(func):
+            if not op.name.startswith("jaxpr."):
+                continue
+            opdef = OPS[op.name[6:]]
+            rule = LOWERINGS.get(opdef.name)
+            if rule is None:
+                raise NotImplementedError(f"StableHLO lowering rule for 'jaxpr.{opdef.name}' is not implemented")
+            results = rule(Lowering(op), *op.operands, **decode_params(opdef, op))
+            results = results if isinstance(results, list) else [results]
+            for old, new in zip(op.results, results):
+                old.replace_all_uses_with(new)
+            op.erase()
+        _strip_jaxpr_attrs(func)
+
+
+def _strip_jaxpr_attrs(func):
+    for name in [n for n in func.attributes if n.startswith("jaxpr.")]:
+        del func.attributes[name]

@@ -1,0 +1,79 @@
+"""IREE HAL devices and device buffers.
+
+This module, like all of ``irax.runtime``, imports neither the compiler nor the
+rest of irax, so a saved ``.vmfb`` runs with ``iree-base-runtime`` alone.
+Two CPU drivers are used side by side: ``local-sync`` runs small programs on
+the calling thread (a few microseconds a call), ``local-task`` spreads big ones
+over the cores. Both allocate host memory, so a buffer from one is a valid
+argument to the other.
+"""
+from __future__ import annotations
+
+import functools
+
+import ml_dtypes
+import numpy as np
+
+_ELEMENT_TYPES = {
+    np.dtype(np.bool_): "BOOL_8",
+    np.dtype(np.int8): "SINT_8", np.dtype(np.int16): "SINT_16",
+    np.dtype(np.int32): "SINT_32", np.dtype(np.int64): "SINT_64",
+    np.dtype(np.uint8): "UINT_8", np.dtype(np.uint16): "UINT_16",
+    np.dtype(np.uint32): "UINT_32", np.dtype(np.uint64): "UINT_64",
+    np.dtype(np.float16): "FLOAT_16", np.dtype(ml_dtypes.bfloat16): "BFLOAT_16",
+    np.dtype(np.float32): "FLOAT_32", np.dtype(np.float64): "FLOAT_64",
+    np.dtype(np.complex64): "COMPLEX_64", np.dtype(np.complex128): "COMPLEX_128",
+}
+
+
+def _rt():
+    import iree.runtime as rt
+    return rt
+
+
+class Device:
+    """One HAL device of a driver, with its VM instance."""
+
+    def __init__(self, driver: str):
+        rt = _rt()
+        try:
+            self.config = rt.Config(driver)
+        except (ValueError, RuntimeError) as e:
+            available = ", ".join(rt.query_available_drivers())
+            raise RuntimeError(f"IREE driver {driver!r} cannot be used here ({e}); drivers built in: "
+                               f"{available}") from None
+        self.driver = driver
+        self._rt = rt
+        self.hal_device = self.config.device
+        self.vm_instance = self.config.vm_instance
+        self._allocator = self.hal_device.allocator
+        self._memory_type = int(rt.MemoryType.DEVICE_LOCAL) | int(rt.MemoryType.HOST_VISIBLE)
+        self._usage = int(rt.BufferUsage.DEFAULT) | int(rt.BufferUsage.MAPPING)
+        self._element_types = {dt: int(getattr(rt.HalElementType, name)) for dt, name in _ELEMENT_TYPES.items()}
+
+    def put(self, array: np.ndarray):
+        """Copies a host array into a new device buffer view."""
+        array = np.asarray(array, order="C")
+        raw = array.reshape(-1).view(np.uint8) if array.size else np.zeros(max(array.dtype.itemsize, 1), np.uint8)
+        buffer = self._allocator.allocate_buffer_copy(
+            memory_type=self._memory_type, allowed_usage=self._usage, device=self.hal_device, buffer=raw)
+        return self._rt.HalBufferView(buffer, list(array.shape), self._element_types[array.dtype])
+
+    def __repr__(self):
+        return f"CpuDevice(id=0, driver={self.driver!r})"
+
+
+def to_host(buffer_view, shape, dtype) -> np.ndarray:
+    """Copies a device buffer view into a new host array of ``shape`` and ``dtype``."""
+    dtype = np.dtype(dtype)
+    count = int(np.prod(shape, dtype=np.int64))
+    if count == 0:
+        return np.zeros(shape, dtype)
+    mapped = buffer_view.map()
+    raw = mapped.asarray((count * dtype.itemsize,), np.dtype(np.uint8))
+    return np.array(raw).view(dtype).reshape(shape)
+
+
+@functools.lru_cache(maxsize=None)
+def get_device(driver: str = "local-sync") -> Device:
+    return Device(driver)

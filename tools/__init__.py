@@ -1,0 +1,1 @@
+"""``irax.tools``: the ``irax`` command."""

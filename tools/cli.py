@@ -1,0 +1,145 @@
+"""The ``irax`` command: print jaxprs, run pass pipelines over ``.mlir`` files, list passes.
+
+User errors (a missing file, a bad shape spec, an unknown pass, malformed IR)
+print one line to stderr and exit with status 1; no traceback.
+"""
+from __future__ import annotations
+
+import argparse
+import ast
+import importlib.util
+import os
+import sys
+
+
+class UsageError(Exception):
+    """A mistake in what the user asked for; printed as one line."""
+
+
+def _load_function(target: str):
+    path, sep, name = target.rpartition(":")
+    if not sep or not path or not name:
+        raise UsageError(f"expected FILE.py:FUNCTION, got {target!r}")
+    if not os.path.exists(path):
+        raise UsageError(f"no such file: {path}")
+    spec = importlib.util.spec_from_file_location(os.path.splitext(os.path.basename(path))[0], path)
+    module = importlib.util.module_from_spec(spec)
+    sys.path.insert(0, os.path.dirname(os.path.abspath(path)))
+    try:
+        spec.loader.exec_module(module)
+    except SyntaxError as e:
+        raise UsageError(f"{path}:{e.lineno}: syntax error: {e.msg}") from None
+    finally:
+        sys.path.pop(0)
+    fn = getattr(module, name, None)
+    if fn is None or not callable(fn):
+        raise UsageError(f"{path} has no function {name!r}")
+    return fn
+
+
+def _parse_static(items):
+    out = {}
+    for item in items or ():
+        key, eq, value = item.partition("=")
+        if not eq:
+            raise UsageError(f"--static expects NAME=VALUE, got {item!r}")
+        try:
+            out[key] = ast.literal_eval(value)
+        except (ValueError, SyntaxError):
+            out[key] = value
+    return out
+
+
+def _arg_structs(specs):
+    import irax
+    from irax.ir.avals import parse_aval
+    structs = []
+    for spec in specs or ():
+        try:
+            aval = parse_aval(spec)
+        except ValueError as e:
+            raise UsageError(str(e)) from None
+        structs.append(irax.ShapeDtypeStruct(aval.shape, aval.dtype))
+    return structs
+
+
+def cmd_jaxpr(args):
+    import irax
+    fn = _load_function(args.target)
+    statics = _parse_static(args.static)
+    structs = _arg_structs(args.arg)
+    closed = irax.make_jaxpr(lambda *xs: fn(*xs, **statics))(*structs)
+    if args.mlir:
+        print(closed.jaxpr.mlir)
+    else:
+        print(closed)
+
+
+def _read_module(path):
+    from irax.ir.parse import parse_module
+    if path == "-":
+        return parse_module(sys.stdin.read(), "<stdin>")
+    if not os.path.exists(path):
+        raise UsageError(f"no such file: {path}")
+    with open(path) as f:
+        return parse_module(f.read(), path)
+
+
+def cmd_opt(args):
+    from irax.passes import run_pipeline
+    module = _read_module(args.input)
+    if args.pass_pipeline:
+        run_pipeline(module, args.pass_pipeline, print_ir_after_all=args.print_ir_after_all, timing=args.timing)
+    text = module.operation.get_asm(enable_debug_info=args.mlir_print_debuginfo)
+    if args.output:
+        with open(args.output, "w") as f:
+            f.write(text)
+    else:
+        sys.stdout.write(text)
+
+
+def cmd_passes(args):
+    from irax.passes import PASSES
+    width = max(len(name) for name in PASSES)
+    for name in sorted(PASSES):
+        print(f"{name.ljust(width)}  {PASSES[name].description}")
+
+
+def build_parser():
+    parser = argparse.ArgumentParser(prog="irax", description="irax: JAX programs as MLIR passes, compiled by IREE")
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("jaxpr", help="print the jaxpr of FILE.py:FUNC traced on abstract arguments")
+    p.add_argument("target", help="FILE.py:FUNC")
+    p.add_argument("--arg", action="append", help="an argument's type in JAX notation, e.g. 'f32[10,3]'")
+    p.add_argument("--static", action="append", help="a static keyword argument NAME=VALUE")
+    p.add_argument("--mlir", action="store_true", help="print the jaxpr dialect (MLIR) with locations")
+    p.set_defaults(run=cmd_jaxpr)
+    p = sub.add_parser("opt", help="run a pass pipeline over a .mlir file (mlir-opt style)")
+    p.add_argument("input", help="a .mlir file, or - for stdin")
+    p.add_argument("--pass-pipeline", help="e.g. 'builtin.module(jaxpr-dce,jaxpr-to-stablehlo)'")
+    p.add_argument("--print-ir-after-all", action="store_true")
+    p.add_argument("--timing", action="store_true")
+    p.add_argument("--mlir-print-debuginfo", action="store_true")
+    p.add_argument("-o", "--output")
+    p.set_defaults(run=cmd_opt)
+    p = sub.add_parser("passes", help="list irax's passes")
+    p.set_defaults(run=cmd_passes)
+    return parser
+
+
+def main(argv=None) -> int:
+    args = build_parser().parse_args(argv)
+    from irax.ir.errors import IraxError
+    try:
+        args.run(args)
+    except (UsageError, IraxError, NotImplementedError) as e:
+        print(f"irax {args.command}: error: {e}", file=sys.stderr)
+        return 1
+    except (TypeError, ValueError) as e:
+        print(f"irax {args.command}: error: {type(e).__name__}: {e}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
