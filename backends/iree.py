@@ -18,7 +18,8 @@ from irax.ir.errors import CompileError
 def host_cpu_flags() -> tuple[str, ...]:
     return ("--iree-hal-target-device=local", "--iree-hal-local-target-device-backends=llvm-cpu",
             "--iree-llvmcpu-target-cpu=host", "--iree-opt-data-tiling",
-            "--iree-opt-const-expr-hoisting=false", "--iree-input-type=stablehlo")
+            "--iree-opt-const-expr-hoisting=false", "--iree-input-type=stablehlo",
+            "--iree-llvmcpu-reassociate-fp-reductions=true")
 
 
 @functools.lru_cache(maxsize=None)

@@ -373,5 +373,5 @@ def jit(fun=None, *, static_argnums=None, static_argnames=None, donate_argnums=N
                                  donate_argnums=donate_argnums, donate_argnames=donate_argnames)
     if not callable(fun):
         raise TypeError(f"Expected a callable value, got {fun}")
-    return JitWrapped(fun, static_argnums or (), static_argnames or (), donate_argnums or (),
-                      donate_argnames or ())
+    return JitWrapped(fun, _as_tuple(static_argnums), _as_tuple(static_argnames) if not isinstance(
+        static_argnames, str) else (static_argnames,), _as_tuple(donate_argnums), _as_tuple(donate_argnames))
