@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
+import re
 import tempfile
 
 from irax.ir.errors import CompileError
@@ -19,7 +20,7 @@ def host_cpu_flags() -> tuple[str, ...]:
     return ("--iree-hal-target-device=local", "--iree-hal-local-target-device-backends=llvm-cpu",
             "--iree-llvmcpu-target-cpu=host", "--iree-opt-data-tiling",
             "--iree-opt-const-expr-hoisting=false", "--iree-input-type=stablehlo",
-            "--iree-llvmcpu-reassociate-fp-reductions=true")
+            "--iree-llvmcpu-reassociate-fp-reductions=true", "--iree-input-demote-f64-to-f32=false")
 
 
 @functools.lru_cache(maxsize=None)
@@ -41,9 +42,15 @@ def _cpu_id() -> str:
 _memory_cache: dict = {}
 
 
+_COMPLEX_DOT = re.compile(r"stablehlo\.dot_general[^\n]*complex<")
+
+
 def compile_stablehlo(text: str, flags=None) -> bytes:
     """Compiles StableHLO text to a ``.vmfb``, memoised in memory and on disk."""
     flags = tuple(flags or host_cpu_flags())
+    if _COMPLEX_DOT.search(text):
+        # Data tiling makes llvm-cpu fail on complex matmuls ("requires valid padding vector elemental type").
+        flags += ("--iree-opt-data-tiling=false",)
     if '"jaxpr.' in text:
         raise CompileError("the module still holds jaxpr ops; lower it with jaxpr-to-stablehlo before compiling "
                            "(IREE does not know the jaxpr dialect)")

@@ -264,6 +264,7 @@ class JitWrapped:
         self._static_argnames = _as_tuple(static_argnames) if not isinstance(static_argnames, str) \
             else (static_argnames,)
         self._donate_argnums = _as_tuple(donate_argnums)
+        self._donate_argnames = (donate_argnames,) if isinstance(donate_argnames, str) else _as_tuple(donate_argnames)
         self._cache = {}
         self._nested = weakref.WeakKeyDictionary()
         self._has_statics = bool(self._static_argnums or self._static_argnames)
@@ -290,6 +291,8 @@ class JitWrapped:
             return self._call_under_trace(args, kwargs)
         if self._eager_inline:
             return self._fun(*args, **kwargs)
+        if self._donate_argnums or self._donate_argnames:
+            return self._call_donating(args, kwargs)
         if not kwargs:
             try:
                 flat_key = (config.jax_enable_x64, *[a._sig for a in args])
@@ -298,13 +301,28 @@ class JitWrapped:
             entry = self._flat_cache.get(flat_key)
             if entry is not None:
                 return entry.call_arrays(args)
+        entry, leaves = self._lookup(args, kwargs)
+        if not kwargs and not self._has_statics and flat_key is not None and len(leaves) == len(args):
+            self._flat_cache[flat_key] = entry
+        return entry(leaves)
+
+    def _lookup(self, args, kwargs):
         key, leaves, dargs, dkwargs, statics = self._key(args, kwargs)
         entry = self._cache.get(key)
         if entry is None:
             entry = self._cache[key] = self._compile(dargs, dkwargs, statics)
-        if not kwargs and not self._has_statics and flat_key is not None and len(leaves) == len(args):
-            self._flat_cache[flat_key] = entry
-        return entry(leaves)
+        return entry, leaves
+
+    def _call_donating(self, args, kwargs):
+        """Runs the call, then deletes the donated arguments' arrays, as JAX does."""
+        entry, leaves = self._lookup(args, kwargs)
+        out = entry(leaves)
+        donated = [args[i] for i in self._donate_argnums if i < len(args)]
+        donated += [kwargs[name] for name in self._donate_argnames if name in kwargs]
+        for leaf in tree_util.tree_leaves(donated):
+            if isinstance(leaf, Array):
+                leaf.delete()
+        return out
 
     def _trace(self, args, kwargs, statics, **trace_kwargs):
         fun = _with_statics(self._fun, statics, len(args)) if statics else self._fun

@@ -52,6 +52,8 @@ class Array(ArrayMethods):
     @property
     def _value(self) -> np.ndarray:
         if self._npy is None:
+            if self._buf is None:
+                raise self._deleted_error()
             array = rt_device.to_host(self._buf, self.aval.shape, self.aval.dtype)
             array.flags.writeable = False
             self._npy = array
@@ -59,14 +61,23 @@ class Array(ArrayMethods):
 
     def _device_buffer(self, device):
         if self._buf is None:
+            if self._npy is None:
+                raise self._deleted_error()
             self._buf = device.put(self._npy)
         return self._buf
 
-    def __array__(self, dtype=None, copy=None):
-        value = self._value
-        if dtype is not None and np.dtype(dtype) != value.dtype:
-            return value.astype(dtype)
-        return value.copy() if copy else value
+    def delete(self):
+        """Frees the buffer now (``jit`` does this to donated arguments); any later use raises."""
+        self._npy = self._buf = None
+
+    def is_deleted(self):
+        return self._npy is None and self._buf is None
+
+    def _deleted_error(self):
+        return RuntimeError(f"Array has been deleted with shape={self.dtype.name}[{','.join(map(str, self.shape))}].")
+
+    def __array__(self, dtype=None, context=None, copy=None):
+        return np.asarray(self._value, dtype=dtype, **({} if copy is None else {"copy": copy}))
 
     def __repr__(self):
         prefix = "Array("
@@ -84,7 +95,9 @@ class Array(ArrayMethods):
         return str(self._value)
 
     def __format__(self, spec):
-        return format(self._value.item(), spec) if self.ndim == 0 else format(str(self), spec)
+        # A 0-d array formats as its NumPy scalar (so f"{x:.2f}" works); any other array as its ndarray,
+        # which accepts only an empty spec.
+        return format(self._value if self.ndim else self._value[()], spec)
 
     def item(self, *args):
         return self._value.item(*args)
@@ -92,16 +105,32 @@ class Array(ArrayMethods):
     def tolist(self):
         return self._value.tolist()
 
+    def tobytes(self, order="C"):
+        return self._value.tobytes(order)
+
+    def _check_scalar(self):
+        if self.ndim:
+            raise TypeError(f"Only scalar arrays can be converted to Python scalars; got arr.ndim={self.ndim}")
+
     def __bool__(self):
+        if self.size == 0:
+            raise ValueError("The truth value of an empty array is ambiguous. Use `array.size > 0` to check "
+                             "that an array is not empty.")
+        if self.size > 1:
+            raise ValueError("The truth value of an array with more than one element is ambiguous. Use a.any() "
+                             "or a.all()")
         return bool(self._value)
 
     def __int__(self):
+        self._check_scalar()
         return int(self._value)
 
     def __float__(self):
+        self._check_scalar()
         return float(self._value)
 
     def __complex__(self):
+        self._check_scalar()
         return complex(self._value)
 
     def __index__(self):
@@ -121,8 +150,11 @@ class Array(ArrayMethods):
     def copy_to_host_async(self):
         pass
 
-    def is_fully_addressable(self):
+    def is_ready(self):
         return True
+
+    is_fully_addressable = property(lambda self: True)
+    is_fully_replicated = property(lambda self: True)
 
     def devices(self):
         return {rt_device.get_device()}
@@ -130,6 +162,12 @@ class Array(ArrayMethods):
     @property
     def device(self):
         return rt_device.get_device()
+
+    def to_device(self, device, *, stream=None):
+        if stream is not None:
+            raise NotImplementedError("stream argument of array.to_device()")
+        from .device import device_put
+        return device_put(self, device)
 
     def copy(self):
         return Array._from_host(self._value.copy(), self.aval)

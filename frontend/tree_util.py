@@ -26,12 +26,12 @@ _registry: dict = {}
 class PyTreeDef:
     """The structure of a pytree: node types, their auxiliary data, and where leaves go."""
 
-    __slots__ = ("node", "aux", "children", "num_leaves", "num_nodes", "_hash")
+    __slots__ = ("_node", "_aux", "_children", "num_leaves", "num_nodes", "_hash")
 
     def __init__(self, node, aux, children):
-        self.node = node
-        self.aux = aux
-        self.children = children
+        self._node = node
+        self._aux = aux
+        self._children = children
         if node is None:
             self.num_leaves, self.num_nodes = 1, 1
         else:
@@ -44,8 +44,12 @@ class PyTreeDef:
 
     def __eq__(self, other):
         return (self is other or (isinstance(other, PyTreeDef) and self._hash == other._hash
-                                  and self.node is other.node and self.aux == other.aux
-                                  and self.children == other.children))
+                                  and self._node is other._node and self._aux == other._aux
+                                  and self._children == other._children))
+
+    def children(self):
+        """The treedefs of this node's children (none for a leaf)."""
+        return list(self._children)
 
     def unflatten(self, leaves):
         leaves = list(leaves)
@@ -55,53 +59,77 @@ class PyTreeDef:
         return self._build(iter(leaves))
 
     def _build(self, leaves):
-        if self.node is None:
+        if self._node is None:
             return next(leaves)
-        return self.node.unflatten(self.aux, [c._build(leaves) for c in self.children])
+        return self._node.unflatten(self._aux, [c._build(leaves) for c in self._children])
 
     def flatten_up_to(self, tree):
+        """The subtrees of ``tree`` at this treedef's leaves; ``tree`` must have this structure as a prefix."""
         out = []
-        self._flatten_up_to(tree, out)
+        try:
+            self._flatten_up_to(tree, out)
+        except _StructureMismatch as e:
+            path = keystr(tuple(reversed(e.path))) or "<root>"
+            raise ValueError(f"pytree structure error: {e.problem} at key path {path}: {e.detail}") from None
         return out
 
     def _flatten_up_to(self, tree, out):
-        if self.node is None:
+        if self._node is None:
             out.append(tree)
             return
         node = _node_of(tree)
-        if node is not self.node:
-            raise ValueError(f"Tuple arity mismatch: expected a {self.node.name}, got {type(tree).__name__}: "
-                             f"{tree!r}." if node is not None else
-                             f"Expected {self.node.name}, got a leaf {tree!r}.")
+        if node is None:
+            raise _StructureMismatch("different types", f"expected {self._type_name()}, got a leaf {tree!r}.")
         children, aux = node.flatten(tree)
-        if aux != self.aux or len(children) != len(self.children):
-            raise ValueError(f"Mismatch custom node data: {aux!r} != {self.aux!r}; value: {tree!r}.")
-        for c, sub in zip(self.children, children):
-            c._flatten_up_to(sub, out)
+        if node is not self._node or (node is _NAMEDTUPLE and aux is not self._aux):
+            raise _StructureMismatch("different types", f"expected {self._type_name()}, got "
+                                     f"{type(tree).__name__}: {tree!r}.")
+        if len(children) != len(self._children) and self._aux is None:
+            raise _StructureMismatch(f"different lengths of {self._node.name}",
+                                     f"expected {len(self._children)}, got {len(children)}: {tree!r}.")
+        if aux != self._aux:
+            raise _StructureMismatch("different pytree metadata", f"expected {self._aux!r}, got {aux!r}: {tree!r}.")
+        if len(children) != len(self._children):
+            raise _StructureMismatch("different numbers of pytree children",
+                                     f"expected {len(self._children)}, got {len(children)}: {tree!r}.")
+        for i, (c, sub) in enumerate(zip(self._children, children)):
+            try:
+                c._flatten_up_to(sub, out)
+            except _StructureMismatch as e:
+                e.path.append(_keyed_children(tree, node)[i][0])
+                raise
 
-    def children_defs(self):
-        return list(self.children)
+    def _type_name(self):
+        return f"namedtuple {self._aux.__name__}" if self._node is _NAMEDTUPLE else self._node.name
 
     def __repr__(self):
         return f"PyTreeDef({self._repr()})"
 
     def _repr(self):
-        if self.node is None:
+        if self._node is None:
             return "*"
-        parts = [c._repr() for c in self.children]
-        name = self.node.name
+        parts = [c._repr() for c in self._children]
+        name = self._node.name
         if name == "tuple":
             return "(" + ", ".join(parts) + ("," if len(parts) == 1 else "") + ")"
         if name == "list":
             return "[" + ", ".join(parts) + "]"
         if name == "dict":
-            return "{" + ", ".join(f"{k!r}: {p}" for k, p in zip(self.aux, parts)) + "}"
+            return "{" + ", ".join(f"{k!r}: {p}" for k, p in zip(self._aux, parts)) + "}"
         if name == "None":
             return "None"
         if name == "namedtuple":
-            name = f"namedtuple[{self.aux.__name__}]"
+            name = f"namedtuple[{self._aux.__name__}]"
             return f"CustomNode({name}, [{', '.join(parts)}])"
-        return f"CustomNode({name}[{self.aux!r}], [{', '.join(parts)}])"
+        return f"CustomNode({name}[{self._aux}], [{', '.join(parts)}])"
+
+
+class _StructureMismatch(Exception):
+    """Where and how a tree differs from a treedef; ``path`` collects keys leaf-first while unwinding."""
+
+    def __init__(self, problem, detail):
+        super().__init__(problem)
+        self.problem, self.detail, self.path = problem, detail, []
 
 
 def _hashable(aux):
@@ -117,9 +145,19 @@ _LEAF = PyTreeDef(None, None, ())
 
 def _sorted_keys(d):
     try:
-        return sorted(d)
+        return tuple(sorted(d))
     except TypeError:
-        return sorted(d, key=repr)
+        raise ValueError(f"Comparator raised exception while sorting pytree dictionary keys: {list(d)!r}.") from None
+
+
+def _flatten_dict(d):
+    keys = _sorted_keys(d)
+    return [d[k] for k in keys], keys
+
+
+def _flatten_defaultdict(d):
+    keys = _sorted_keys(d)
+    return [d[k] for k in keys], (d.default_factory, keys)
 
 
 def _register_builtin(typ, name, flatten, unflatten, flatten_with_keys=None):
@@ -130,18 +168,15 @@ _register_builtin(tuple, "tuple", lambda t: (list(t), None), lambda aux, c: tupl
                   lambda t: ([(SequenceKey(i), v) for i, v in enumerate(t)], None))
 _register_builtin(list, "list", lambda t: (list(t), None), lambda aux, c: list(c),
                   lambda t: ([(SequenceKey(i), v) for i, v in enumerate(t)], None))
-_register_builtin(dict, "dict", lambda d: ([d[k] for k in _sorted_keys(d)], tuple(_sorted_keys(d))),
-                  lambda aux, c: dict(zip(aux, c)),
-                  lambda d: ([(DictKey(k), d[k]) for k in _sorted_keys(d)], tuple(_sorted_keys(d))))
+_register_builtin(dict, "dict", _flatten_dict, lambda aux, c: dict(zip(aux, c)),
+                  lambda d: ([(DictKey(k), d[k]) for k in _sorted_keys(d)], _sorted_keys(d)))
 _register_builtin(type(None), "None", lambda n: ([], None), lambda aux, c: None, lambda n: ([], None))
 _register_builtin(collections.OrderedDict, "OrderedDict", lambda d: (list(d.values()), tuple(d)),
                   lambda aux, c: collections.OrderedDict(zip(aux, c)),
                   lambda d: ([(DictKey(k), v) for k, v in d.items()], tuple(d)))
-_register_builtin(collections.defaultdict, "defaultdict",
-                  lambda d: ([d[k] for k in _sorted_keys(d)], (d.default_factory, tuple(_sorted_keys(d)))),
+_register_builtin(collections.defaultdict, "defaultdict", _flatten_defaultdict,
                   lambda aux, c: collections.defaultdict(aux[0], zip(aux[1], c)),
-                  lambda d: ([(DictKey(k), d[k]) for k in _sorted_keys(d)], (d.default_factory,
-                                                                           tuple(_sorted_keys(d)))))
+                  lambda d: ([(DictKey(k), d[k]) for k in _sorted_keys(d)], (d.default_factory, _sorted_keys(d))))
 _NAMEDTUPLE = _NodeType("namedtuple", lambda t: (list(t), type(t)), lambda aux, c: aux(*c),
                         lambda t: ([(GetAttrKey(f), v) for f, v in zip(t._fields, t)], type(t)))
 
@@ -196,11 +231,12 @@ def tree_structure(tree, is_leaf=None) -> PyTreeDef:
 
 
 def treedef_is_leaf(treedef: PyTreeDef) -> bool:
-    return treedef.node is None
+    """True for a leaf and for a node without children (``None``, ``()``), as in JAX."""
+    return treedef.num_nodes == 1
 
 
 def treedef_children(treedef: PyTreeDef):
-    return list(treedef.children)
+    return treedef.children()
 
 
 def treedef_tuple(treedefs):
@@ -352,21 +388,47 @@ def register_static(cls):
     return cls
 
 
+def register_pytree_with_keys_class(cls):
+    """Class decorator: ``cls.tree_flatten_with_keys`` and ``cls.tree_unflatten`` (and, if defined,
+    ``cls.tree_flatten``) define the node."""
+    flatten_func = (lambda x: x.tree_flatten()) if hasattr(cls, "tree_flatten") else None
+    register_pytree_with_keys(cls, lambda x: x.tree_flatten_with_keys(), cls.tree_unflatten, flatten_func)
+    return cls
+
+
 def register_dataclass(nodetype=None, data_fields=None, meta_fields=None, drop_fields=()):
     """Registers a dataclass: ``data_fields`` are children, ``meta_fields`` are static.
 
-    Used bare as a decorator, fields with ``metadata=dict(static=True)`` are meta fields.
+    Without field lists (e.g. used bare as a decorator), fields with ``metadata=dict(static=True)``
+    are meta fields and the others data fields. As in JAX, the lists of a dataclass must name
+    exactly its ``init`` fields less ``drop_fields``, so that unflattening can call the constructor.
     """
     if nodetype is None:
         return functools.partial(register_dataclass, data_fields=data_fields, meta_fields=meta_fields,
                                  drop_fields=drop_fields)
-    if data_fields is None and meta_fields is None:
+    if data_fields is None or meta_fields is None:
+        if (data_fields is None) != (meta_fields is None):
+            raise TypeError("register_dataclass: data_fields and meta_fields must both be specified when either "
+                            f"is specified. Got {data_fields=} {meta_fields=}.")
         if not dataclasses.is_dataclass(nodetype):
-            raise TypeError("register_dataclass without data_fields/meta_fields needs a dataclass")
-        fields = [f for f in dataclasses.fields(nodetype) if f.init and f.name not in drop_fields]
-        meta_fields = [f.name for f in fields if f.metadata.get("static", False)]
+            raise TypeError("register_dataclass: data_fields and meta_fields are required when nodetype is not "
+                            f"a dataclass. Got {nodetype=}.")
+        fields = dataclasses.fields(nodetype)
         data_fields = [f.name for f in fields if not f.metadata.get("static", False)]
-    data_fields, meta_fields = tuple(data_fields or ()), tuple(meta_fields or ())
+        meta_fields = [f.name for f in fields if f.metadata.get("static", False)]
+    data_fields, meta_fields = tuple(data_fields), tuple(meta_fields)
+    if dataclasses.is_dataclass(nodetype):
+        init_fields = {f.name for f in dataclasses.fields(nodetype) if f.init} - set(drop_fields)
+        named = {*data_fields, *meta_fields}
+        if named != init_fields:
+            msg = "data_fields and meta_fields must include all dataclass fields with ``init=True`` and only them."
+            if missing := init_fields - named:
+                msg += f" Missing fields: {missing}. Add them to drop_fields to suppress this error."
+            if unexpected := named - init_fields:
+                msg += f" Unexpected fields: {unexpected}."
+            raise ValueError(msg)
+    if overlap := set(data_fields) & set(meta_fields):
+        raise ValueError(f"data_fields and meta_fields must not overlap. Overlapping fields: {overlap}.")
 
     def flatten(x):
         return [getattr(x, f) for f in data_fields], tuple(getattr(x, f) for f in meta_fields)

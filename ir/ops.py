@@ -70,8 +70,9 @@ FLOAT = (np.floating,)
 INEXACT = (np.inexact,)
 INTEGER = (np.integer,)
 NUMBER = (np.integer, np.inexact)
-ANY = (np.bool_, np.integer, np.inexact)
-BITWISE = (np.bool_, np.integer)
+ANY = (np.integer, np.inexact, np.bool_)
+BITWISE = (np.integer, np.bool_)
+ORDERED = (np.integer, np.floating, np.bool_)
 _bool = lambda dt: np.dtype(np.bool_)
 
 for _name in ("exp", "exp2", "log", "expm1", "log1p", "tanh", "logistic", "sin", "cos", "tan",
@@ -83,7 +84,8 @@ for _name in ("floor", "ceil", "erf", "erfc", "erf_inv", "lgamma", "digamma"):
     declare(_name, 1, S.nary(FLOAT), doc=f"Elementwise {_name}.")
 for _name in ("neg", "sign", "square", "stop_gradient"):
     declare(_name, 1, S.nary(NUMBER), doc=f"Elementwise {_name}.")
-declare("abs", 1, S.nary(NUMBER, S.real_dtype), doc="Elementwise absolute value (real result for complex).")
+declare("abs", 1, S.nary((np.inexact, np.signedinteger), S.real_dtype),
+        doc="Elementwise absolute value (real result for complex).")
 declare("round", 1, S.nary(FLOAT), Param("rounding_method", P.INT),
         doc="Rounds to an integral value: 0 away from zero, 1 to nearest even.")
 declare("is_finite", 1, S.nary(FLOAT, _bool), doc="True where finite.")
@@ -97,12 +99,12 @@ declare("conj", 1, S.nary((np.complexfloating,)), Param("input_dtype", P.Fixed(N
         doc="Complex conjugate.")
 
 for _name in ("add", "sub", "mul", "div", "rem", "max", "min"):
-    declare(_name, 2, S.nary(NUMBER if _name not in ("add", "max", "min", "mul", "sub") else ANY),
+    declare(_name, 2, S.nary({"max": ANY, "min": ANY, "rem": (np.integer, np.floating)}.get(_name, NUMBER)),
             doc=f"Elementwise {_name} of two operands of one dtype.")
 for _name in ("pow", "atan2", "nextafter"):
     declare(_name, 2, S.nary(INEXACT if _name == "pow" else FLOAT), doc=f"Elementwise {_name}.")
 for _name in ("eq", "ne", "lt", "le", "gt", "ge"):
-    declare(_name, 2, S.nary(ANY, _bool), doc=f"Elementwise comparison {_name}.")
+    declare(_name, 2, S.nary(ANY if _name in ("eq", "ne") else ORDERED, _bool), doc=f"Elementwise comparison {_name}.")
 for _name in ("and", "or", "xor"):
     declare(_name, 2, S.nary(BITWISE), doc=f"Bitwise/logical {_name}.")
 for _name in ("shift_left", "shift_right_arithmetic", "shift_right_logical"):

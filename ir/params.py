@@ -163,13 +163,25 @@ class SymbolKind(ParamKind):
 
 
 class ScalarKind(ParamKind):
-    """A 0-d constant, stored as a dense elements attribute of its tensor type."""
+    """A 0-d constant, stored as a dense elements attribute of its tensor type.
+
+    A complex scalar is stored as ``[re, im]`` instead: the bindings cannot read
+    a complex dense attribute back (the read raises, and in some paths aborts).
+    """
 
     def encode(self, value):
         value = np.asarray(value)
+        if value.dtype.kind == "c":
+            part = ir.Type.parse(avals.mlir_element_name(value.real.dtype))
+            return ir.ArrayAttr.get([ir.FloatAttr.get(part, float(value.real)),
+                                     ir.FloatAttr.get(part, float(value.imag))])
         return dense_attr(value, ir.RankedTensorType.get([], ir.Type.parse(avals.mlir_element_name(value.dtype))))
 
     def decode(self, attr):
+        if isinstance(attr, ir.ArrayAttr):
+            re, im = (ir.FloatAttr(a) for a in attr)
+            part = avals.dtype_from_mlir_name(str(re.type))
+            return np.asarray(complex(re.value, im.value), np.result_type(part, np.complex64))
         attr = ir.DenseElementsAttr(attr)
         dtype = avals.dtype_from_mlir_name(str(ir.ShapedType(attr.type).element_type))
         splat = attr.get_splat_value()
@@ -183,6 +195,8 @@ class ScalarKind(ParamKind):
         return str(np.asarray(value).item())
 
     def check(self, attr):
+        if isinstance(attr, ir.ArrayAttr):
+            return len(attr) == 2 and all(isinstance(a, ir.FloatAttr) for a in attr)
         return isinstance(attr, ir.DenseElementsAttr) and ir.ShapedType(ir.DenseElementsAttr(attr).type).rank == 0
 
 

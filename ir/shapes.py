@@ -18,7 +18,9 @@ def _all_weak(avals_in) -> bool:
 
 
 def _kind_names(kinds) -> str:
-    return ", ".join(k.__name__ for k in kinds)
+    """As JAX names them: ``inexact`` is spelled ``floating, complexfloating``."""
+    names = [("floating, complexfloating" if k is np.inexact else k.__name__) for k in kinds]
+    return ", ".join(names)
 
 
 def issubdtype(dtype, kind) -> bool:
@@ -29,10 +31,11 @@ def issubdtype(dtype, kind) -> bool:
 
 
 def check_dtypes(name, avals_in, kinds):
-    for a in avals_in:
+    for i, a in enumerate(avals_in):
         if not any(issubdtype(a.dtype, k) for k in kinds):
-            raise TypeError(f"{name} does not accept dtype {a.dtype.name}. "
-                            f"Accepted dtypes are subtypes of {_kind_names(kinds)}.")
+            at = f" at position {i}" if len(avals_in) > 1 else ""
+            raise TypeError(f"{name} does not accept dtype {a.dtype.name}{at}. "
+                            f"Accepted dtypes{at} are subtypes of {_kind_names(kinds)}.")
 
 
 def broadcasting_shape(name, avals_in):

@@ -35,9 +35,14 @@ def verify_op(op, symbols=None):
             if _optional(p.kind):
                 continue
             raise VerificationError(f"{_where(op)}: 'jaxpr.{name}' requires attribute '{p.name}'")
-        if not p.kind.check(attrs[p.name]):
+        try:
+            attr = attrs[p.name]
+        except TypeError as e:  # the bindings cannot read some attributes back, e.g. complex dense ones
+            raise VerificationError(f"{_where(op)}: 'jaxpr.{name}' attribute '{p.name}' cannot be read: {e}; "
+                                    "write a complex scalar as [re, im]") from None
+        if not p.kind.check(attr):
             raise VerificationError(f"{_where(op)}: 'jaxpr.{name}' attribute '{p.name}' has the wrong kind: "
-                                    f"{attrs[p.name]}")
+                                    f"{attr}")
     try:
         avals_in = [aval_of_type(v.type) for v in op.operands]
         params = decode_params(opdef, op)

@@ -15,6 +15,7 @@ from irax.ir.mlir import ir
 from irax.ir.params import dense_attr
 from irax.ir.ops import OPS
 from irax.ir.shapes import issubdtype
+from irax.passes import f64_math
 
 LOWERINGS: dict = {}
 
@@ -114,6 +115,45 @@ for _name, _hlo in {
     "shift_right_logical": "stablehlo.shift_right_logical", "complex": "stablehlo.complex",
 }.items():
     LOWERINGS[_name] = _elementwise(_hlo)
+
+
+@lowering("pow")
+def _pow(ctx, x, y):
+    """IEEE pow from ``exp(y * log|x|)`` in float64, then its sign and special cases.
+
+    IREE's ``stablehlo.power`` is NaN for every negative base and for ``y == 0``,
+    and its float32 result is off by an ulp where NumPy's and XLA's are exact.
+    """
+    out = ctx.result_avals[0]
+    if issubdtype(out.dtype, np.complexfloating):
+        return _elementwise("stablehlo.power")(ctx, x, y)
+    f64 = np.dtype(np.float64)
+    x, y = (_convert_to(ctx, ctx.broadcast(v, out.shape), f64) for v in (x, y))
+    t, bool_t = tensor_type(out.shape, f64), tensor_type(out.shape, np.dtype(np.bool_))
+
+    def op(name, *operands, rtype=t):
+        return ctx.emit1(name, list(operands), rtype)
+
+    def both(a, b):
+        return op("stablehlo.and", a, b, rtype=bool_t)
+
+    def either(a, b):
+        return op("stablehlo.or", a, b, rtype=bool_t)
+
+    def const(v):
+        return ctx.constant(v, f64, out.shape)
+
+    magnitude = op("stablehlo.exponential", op("stablehlo.multiply", y, op("stablehlo.log", op("stablehlo.abs", x))))
+    integral = compare(ctx, op("stablehlo.floor", y), y, "EQ")
+    half = op("stablehlo.multiply", y, const(0.5))
+    odd = both(integral, compare(ctx, op("stablehlo.floor", half), half, "NE"))
+    result = op("stablehlo.select", both(_signbit(ctx, x), odd), op("stablehlo.negate", magnitude), magnitude)
+    negative = both(compare(ctx, x, const(0), "LT"), _is_finite(ctx, x))
+    result = op("stablehlo.select", both(negative, op("stablehlo.not", integral, rtype=bool_t)), const(np.nan), result)
+    infinite_y = op("stablehlo.not", _is_finite(ctx, y), rtype=bool_t)
+    one = either(either(compare(ctx, y, const(0), "EQ"), compare(ctx, x, const(1), "EQ")),
+                 both(compare(ctx, x, const(-1), "EQ"), both(infinite_y, compare(ctx, y, y, "EQ"))))
+    return _convert_to(ctx, op("stablehlo.select", one, const(1), result), out.dtype)
 
 
 def _signbit(ctx, x):
@@ -274,7 +314,28 @@ def _convert(ctx, x, *, new_dtype, weak_type):
         clamped = ctx.emit1("stablehlo.clamp", [lo, x, hi], x.type)
         nan = compare(ctx, x, x, "NE")
         x = ctx.emit1("stablehlo.select", [nan, ctx.constant(0, src.dtype, src.shape), clamped], x.type)
+    if dst == A.bfloat16 and not issubdtype(src.dtype, np.floating):
+        return _int_to_bfloat16(ctx, x, src.shape)
     return ctx.emit1("stablehlo.convert", [x])
+
+
+def _int_to_bfloat16(ctx, x, shape):
+    """Via float32 and a round-to-nearest-even on the bits: IREE folds the plain converts
+    into one integer-to-bfloat16 conversion that its llvm-cpu runtime cannot link (__truncsfbf2)."""
+    u32 = tensor_type(shape, np.dtype(np.uint32))
+
+    def const(v):
+        return ctx.constant(v, np.uint32, shape)
+
+    def op(name, *operands, rtype=u32):
+        return ctx.emit1(name, list(operands), rtype)
+
+    bits = op("stablehlo.bitcast_convert", op("stablehlo.convert", x, rtype=tensor_type(shape, np.dtype(np.float32))))
+    lsb = op("stablehlo.and", op("stablehlo.shift_right_logical", bits, const(16)), const(1))
+    high = op("stablehlo.shift_right_logical", op("stablehlo.add", bits, op("stablehlo.add", lsb, const(0x7FFF))),
+              const(16))
+    u16 = op("stablehlo.convert", high, rtype=tensor_type(shape, np.dtype(np.uint16)))
+    return op("stablehlo.bitcast_convert", u16, rtype=tensor_type(shape, A.bfloat16))
 
 
 def _largest_float_below(limit, dtype):
@@ -306,7 +367,14 @@ def _transpose(ctx, x, *, permutation):
 
 @lowering("rev")
 def _rev(ctx, x, *, dimensions):
-    return ctx.emit1("stablehlo.reverse", [x], dimensions=list(dimensions))
+    """Unsigned integers are reversed as their signed twins: IREE fails to compile an unsigned reverse."""
+    aval = aval_of_type(x.type)
+    if not issubdtype(aval.dtype, np.unsignedinteger):
+        return ctx.emit1("stablehlo.reverse", [x], dimensions=list(dimensions))
+    signed = tensor_type(aval.shape, np.dtype(f"i{aval.dtype.itemsize}"))
+    flipped = ctx.emit1("stablehlo.reverse", [ctx.emit1("stablehlo.bitcast_convert", [x], signed)], signed,
+                        dimensions=list(dimensions))
+    return ctx.emit1("stablehlo.bitcast_convert", [flipped], x.type)
 
 
 @lowering("pad")
@@ -521,6 +589,11 @@ def _pjit(ctx, *args, name, callee):
     op = ctx.emit("func.call", list(args), [r.type for r in ctx.op.results],
                   {"callee": ir.FlatSymbolRefAttr.get(callee)})
     return list(op.results)
+
+
+# Float64 and complex128 forms of the ops IREE would compile to unresolvable libm calls (see f64_math).
+for _name in f64_math.NAMES:
+    LOWERINGS[_name] = f64_math.lowering(_name, LOWERINGS[_name])
 
 
 def lower_module(module):

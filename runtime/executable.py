@@ -1,11 +1,9 @@
 """A loaded ``.vmfb`` module: its VM context on a device and direct calls to its functions."""
 from __future__ import annotations
 
+from irax.ir.errors import ArtifactError
+
 from .device import Device, get_device
-
-
-class ArtifactLoadError(ValueError):
-    """Raised for bytes that are not a loadable IREE module (re-exported as ArtifactError)."""
 
 
 class Executable:
@@ -19,7 +17,7 @@ class Executable:
         try:
             self.vm_module = rt.VmModule.copy_buffer(instance, vmfb)
         except (RuntimeError, ValueError) as e:
-            raise ArtifactLoadError(f"{name}: not a valid IREE module: {e}") from None
+            raise ArtifactError(f"{name}: not a valid IREE module: {e}") from None
         hal = rt.create_hal_module(instance, self.device.hal_device)
         self.context = rt.VmContext(instance, modules=[hal, self.vm_module])
         self._functions = {}
@@ -32,10 +30,6 @@ class Executable:
                 raise KeyError(f"the module has no function {name!r}")
             self._functions[name] = fn
         return fn
-
-    def function_names(self):
-        return [name for name in self.vm_module.function_names if not name.startswith("__")] \
-            if hasattr(self.vm_module, "function_names") else []
 
     def call(self, fn, buffer_views, num_results: int):
         rt = self._rt

@@ -86,3 +86,11 @@ def test_compile_failure_is_a_compile_error_not_a_crash():
     with pytest.raises(errors.CompileError, match="error"):
         compile_stablehlo("func.func @main(%a: tensor<3xf32>) -> tensor<4xf32> {\n"
                           "  %0 = stablehlo.add %a, %a : tensor<3xf32>\n  return %0 : tensor<4xf32>\n}")
+
+
+def test_iree_diagnostics_name_the_source_location():
+    from irax.backends.iree import compile_stablehlo
+    with pytest.raises(errors.CompileError, match=r"model\.py:3:4: error: 'stablehlo.add' op requires the same shape"):
+        compile_stablehlo('func.func @main(%a: tensor<3xf32>, %b: tensor<4xf32>) -> tensor<3xf32> {\n'
+                          '  %0 = stablehlo.add %a, %b : (tensor<3xf32>, tensor<4xf32>) -> tensor<3xf32>'
+                          ' loc("model.py":3:4)\n  return %0 : tensor<3xf32>\n}')

@@ -118,3 +118,49 @@ def test_device_put_and_get():
     tree = irax.device_get({"a": x})
     assert isinstance(tree["a"], np.ndarray)
     assert len(irax.devices()) == 1
+
+
+def test_complex_literals_and_int_to_bfloat16_compile():
+    """Regressions: complex scalars broke jaxpr-cse; int->bfloat16 did not link in IREE."""
+    z = jnp.asarray([1 + 1j, 2 - 1j], jnp.complex64)
+    f = irax.jit(lambda z, i: (z * (1 + 2j) + 0.5, (z * (1 + 2j)) * 2j, i.astype(jnp.bfloat16)))
+    i = np.array([0, 1, 255, 257, -3, 2 ** 20 + 3], np.int32)
+    got = f(z, i)
+    np.testing.assert_allclose(np.asarray(got[0]), np.asarray(z) * (1 + 2j) + 0.5, rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(got[1]), np.asarray(z) * (1 + 2j) * 2j, rtol=1e-6)
+    assert got[2].dtype == jnp.bfloat16
+    np.testing.assert_array_equal(np.asarray(got[2]), i.astype(jnp.bfloat16))
+
+
+def test_donated_arguments_are_deleted_as_in_jax():
+    f = irax.jit(lambda x, y, *, z: x * 2 + y + z, donate_argnums=0, donate_argnames="z")
+    x, y, z = jnp.ones(3), jnp.ones(3), jnp.ones(3)
+    np.testing.assert_array_equal(np.asarray(f(x, y, z=z)), [4.0, 4.0, 4.0])
+    assert x.is_deleted() and z.is_deleted() and not y.is_deleted()
+    for use in (lambda: np.asarray(x), lambda: f(x, y, z=y), lambda: x + 1):
+        with pytest.raises(RuntimeError, match=r"Array has been deleted with shape=float32\[3\]"):
+            use()
+
+
+POW_GRID = np.array([-np.inf, -3, -2, -1.5, -1, -0.5, -0.0, 0.0, 0.5, 1, 2, 3, 7.3, np.inf, np.nan], np.float32)
+
+
+def test_pow_follows_ieee_for_negative_bases_and_special_values():
+    """IREE's own power is NaN for negative bases and for y == 0; irax's lowering is not."""
+    x, y = np.meshgrid(POW_GRID, POW_GRID)
+    with np.errstate(all="ignore"):
+        expected = np.power(x, y)
+    np.testing.assert_array_equal(np.asarray(irax.jit(lax.pow)(x, y)), expected)
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint16, np.uint32, np.int16])
+def test_flip_of_unsigned_integers_compiles(dtype):
+    x = (np.arange(12) * 20).astype(dtype).reshape(3, 4)
+    np.testing.assert_array_equal(np.asarray(irax.jit(lambda a: jnp.flip(a, (0, 1)))(x)), np.flip(x, (0, 1)))
+
+
+def test_complex_matmul_compiles_and_is_exact_on_small_integers():
+    rng = np.random.default_rng(0)
+    a = (rng.integers(-3, 4, (3, 4)) + 1j * rng.integers(-3, 4, (3, 4))).astype(np.complex64)
+    b = (rng.integers(-3, 4, (4, 5)) + 1j * rng.integers(-3, 4, (4, 5))).astype(np.complex64)
+    np.testing.assert_array_equal(np.asarray(irax.jit(jnp.matmul)(a, b)), a @ b)

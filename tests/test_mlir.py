@@ -5,7 +5,7 @@ import pytest
 import irax
 import irax.numpy as jnp
 from irax.backends.iree import compile_stablehlo
-from irax.errors import MLIRParseError, VerificationError
+from irax.errors import ArtifactError, MLIRParseError, VerificationError
 from irax.ir.parse import parse_module
 from irax.ir.verify import verify_module
 from irax.passes import run_pipeline
@@ -44,6 +44,22 @@ def test_hand_written_module_verifies_lowers_compiles_and_runs():
     assert float(to_host(out, (), np.float32)) == float(x @ x)
 
 
+def _valid_vmfb():
+    return compile_stablehlo(irax.jit(lambda x: x * 2).lower(np.ones(3, np.float32)).as_text())
+
+
+@pytest.mark.parametrize("corrupt", [
+    lambda good: b"",
+    lambda good: b"not a module at all",
+    lambda good: good[: len(good) // 2],
+    lambda good: good[:16] + bytes(len(good) - 16),
+], ids=["empty", "garbage", "truncated", "zeroed-body"])
+def test_corrupt_vmfb_raises_artifact_error_not_a_crash(corrupt):
+    """The runtime aborts the process on some bad flatbuffers, so loading must reject them first."""
+    with pytest.raises(ArtifactError, match="not a valid IREE module"):
+        Executable(corrupt(_valid_vmfb()), name="model.vmfb")
+
+
 @pytest.mark.parametrize("body,message", [
     ('%0 = "jaxpr.sin"(%x, %x) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>', "expects 1 operands, got 2"),
     ('%0 = "jaxpr.reduce_sum"(%x) : (tensor<4xf32>) -> tensor<4xf32>', "requires attribute 'axes'"),
@@ -51,6 +67,8 @@ def test_hand_written_module_verifies_lowers_compiles_and_runs():
     ('%0 = "jaxpr.sin"(%x) : (tensor<4xf32>) -> tensor<5xf32>', "differ from the types its shape rule gives"),
     ('%0 = "jaxpr.frobnicate"(%x) : (tensor<4xf32>) -> tensor<4xf32>', "unknown op 'jaxpr.frobnicate'"),
     ('%0 = "jaxpr.sin"(%i) : (tensor<4xi32>) -> tensor<4xi32>', "sin does not accept dtype int32"),
+    ('%0 = "jaxpr.literal"() {value = dense<(1.0,2.0)> : tensor<complex<f32>>} : () -> tensor<complex<f32>>',
+     r"cannot be read.*\[re, im\]"),
 ])
 def test_verifier_rejects_malformed_ops_at_their_location(body, message):
     text = ("func.func @f(%x: tensor<4xf32>, %i: tensor<4xi32>) -> tensor<4xf32> {\n"

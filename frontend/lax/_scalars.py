@@ -20,7 +20,7 @@ def scalar_like(value, dtype, weak=True) -> Array:
             raise OverflowError(f"Python int {value} too large to convert to {dtype.name}")
     with np.errstate(all="ignore"):
         array = np.array(value, dtype=dtype)
-    return Array._from_host(array, ShapedArray((), dtype, weak and type(value) is not bool))
+    return Array._from_host(array, ShapedArray((), dtype, weak and dtype != np.bool_))
 
 
 def as_operand(x):

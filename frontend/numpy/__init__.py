@@ -3,31 +3,47 @@ from __future__ import annotations
 
 import numpy as _np
 
-from irax import dtypes as _dtypes
 from irax.array import Array as ndarray
-from irax.dtypes import (bfloat16, finfo, iinfo, issubdtype, promote_types, result_type)
+from irax.dtypes import bfloat16, promote_types, result_type
 
-from ._creation import (arange, array, asarray, copy, empty, empty_like, eye, full, full_like, identity, linspace,
-                        ones, ones_like, tri, zeros, zeros_like)
+from ._creation import (arange, array, asarray, bartlett, blackman, copy, empty, empty_like, eye, from_dlpack,
+                        frombuffer, fromfunction, fromiter, fromstring, full, full_like, geomspace, hamming, hanning,
+                        identity, linspace, logspace, ones, ones_like, tri, zeros, zeros_like)
 from ._indexing import _getitem, _IndexUpdateHelper
-from ._linalg_ops import diagonal, dot, einsum, inner, matmul, outer, tensordot, trace, vdot, vecdot
-from ._reductions import (all, amax, amin, any, argmax, argmin, count_nonzero, cumprod, cumsum, max, mean, min,
-                          prod, ptp, std, sum, var)
-from ._shape import (_astype, array_split, astype, atleast_1d, atleast_2d, atleast_3d, broadcast_arrays,
-                     broadcast_shapes, broadcast_to, column_stack, concat, concatenate, expand_dims, flip, fliplr,
-                     flipud, hsplit, hstack, matrix_transpose, moveaxis, ndim, permute_dims, ravel, repeat, reshape,
-                     roll, shape, size, split, squeeze, stack, swapaxes, tile, transpose, vsplit, vstack)
-from ._ufuncs import (abs, absolute, acos, acosh, add, arccos, arccosh, arcsin, arcsinh, arctan, arctan2, arctanh,
-                      around, asin, asinh, atan, atan2, atanh, bitwise_and, bitwise_invert, bitwise_not, bitwise_or,
-                      bitwise_xor, cbrt, ceil, clip, conj, conjugate, copysign, cos, cosh, deg2rad, degrees, divide,
-                      divmod, equal, exp, exp2, expm1, fabs, fix, float_power, floor, floor_divide, fmod, greater,
-                      greater_equal, heaviside, hypot, imag, invert, isfinite, isinf, isnan, isneginf, isposinf,
-                      left_shift, less, less_equal, log, log1p, log2, log10, logaddexp, logical_and, logical_not,
-                      logical_or, logical_xor, maximum, minimum, mod, multiply, nan_to_num, negative, nextafter,
-                      not_equal, positive, pow, power, rad2deg, radians, real, reciprocal, remainder, right_shift,
-                      rint, round, sign, signbit, sin, sinc, sinh, sqrt, square, subtract, tan, tanh, true_divide,
-                      trunc, where)
-
+from ._linalg_ops import (diagonal, dot, einsum, inner, matmul, matvec, outer, tensordot, trace, vdot, vecdot,
+                          vecmat)
+from ._matrix import (diag, diag_indices, diag_indices_from, diagflat, fill_diagonal, indices, ix_, kron, mask_indices,
+                      meshgrid, tril, tril_indices, tril_indices_from, triu, triu_indices, triu_indices_from, vander)
+from ._numeric import (convolve, correlate, corrcoef, cov, cross, diff, ediff1d, gradient, select, trapezoid,
+                       unwrap)
+from ._pad import pad
+from ._polynomial import polyadd, polyder, polydiv, polyint, polymul, polysub, polyval, trim_zeros
+from ._predicates import (allclose, array_equal, array_equiv, can_cast, isclose, iscomplexobj, isrealobj, isscalar,
+                          iterable)
+from ._reductions import (all, amax, amin, any, argmax, argmin, average, count_nonzero, cumprod, cumsum,
+                          cumulative_prod, cumulative_sum, max, mean, min, nanargmax, nanargmin, nancumprod, nancumsum,
+                          nanmax, nanmean, nanmin, nanprod, nanstd, nansum, nanvar, prod, ptp, std, sum, var)
+from ._search import bincount, digitize, histogram, histogram_bin_edges, isin, searchsorted
+from ._selection import (choose, delete, insert, packbits, piecewise, ravel_multi_index, unpackbits,
+                         unravel_index)
+from ._shape import (_astype, append, array_split, astype, atleast_1d, atleast_2d, atleast_3d, block,
+                     broadcast_arrays, broadcast_shapes, broadcast_to, column_stack, concat, concatenate, dsplit,
+                     dstack, expand_dims, flip, fliplr, flipud, hsplit, hstack, matrix_transpose, moveaxis, ndim,
+                     permute_dims, ravel, repeat, reshape, resize, roll, rollaxis, rot90, shape, size, split, squeeze,
+                     stack, swapaxes, tile, transpose, unstack, vsplit, vstack)
+from ._ufuncs import (abs, absolute, acos, acosh, add, angle, arccos, arccosh, arcsin, arcsinh, arctan, arctan2,
+                      arctanh, around, asin, asinh, atan, atan2, atanh, bitwise_and, bitwise_count, bitwise_invert,
+                      bitwise_left_shift, bitwise_not, bitwise_or, bitwise_right_shift, bitwise_xor, cbrt, ceil, clip,
+                      conj, conjugate, copysign, cos, cosh, deg2rad, degrees, divide, divmod, equal, exp, exp2, expm1,
+                      fabs, fix, float_power, floor, floor_divide, fmax, fmin, fmod, frexp, greater, greater_equal,
+                      heaviside, hypot, imag, invert, iscomplex, isfinite, isinf, isnan, isneginf, isposinf, isreal,
+                      ldexp, left_shift, less, less_equal, log, log1p, log2, log10, logaddexp, logaddexp2,
+                      logical_and, logical_not, logical_or, logical_xor, maximum, minimum, mod, modf, multiply,
+                      nan_to_num, negative, nextafter, not_equal, positive, pow, power, rad2deg, radians, real,
+                      reciprocal, remainder, right_shift, rint, round, sign, signbit, sin, sinc, sinh, spacing, sqrt,
+                      square, subtract, tan, tanh, true_divide, trunc, where)
+from ._utilities import (apply_over_axes, array_repr, array_str, finfo, get_printoptions, iinfo, isdtype, issubdtype,
+                         load, printoptions, save, savez, set_printoptions)
 
 def _scalar_type(name, dtype):
     """``jnp.float32(x)`` makes a 0-d array of that dtype (and ``jnp.float32`` works as a dtype)."""
@@ -54,40 +70,7 @@ floating, complexfloating, inexact, number, generic = (_np.floating, _np.complex
                                                        _np.generic)
 
 
-def isscalar(element):
-    return _np.ndim(element) == 0 if not hasattr(element, "ndim") else element.ndim == 0
-
-
-def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
-    return all(isclose(a, b, rtol, atol, equal_nan))
-
-
-def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
-    a, b = asarray(a), asarray(b)
-    dtype_ = _dtypes.to_inexact_dtype(result_type(a, b))
-    a, b = a.astype(dtype_), b.astype(dtype_)
-    out = less_equal(abs(subtract(a, b)), add(atol, multiply(rtol, abs(b))))
-    both_inf = logical_and(isinf(a), isinf(b))
-    out = where(both_inf, equal(a, b), logical_and(out, logical_not(logical_or(isinf(a), isinf(b)))))
-    if equal_nan:
-        out = logical_or(out, logical_and(isnan(a), isnan(b)))
-    return out
-
-
-def array_equal(a1, a2, equal_nan=False):
-    a1, a2 = asarray(a1), asarray(a2)
-    if a1.shape != a2.shape:
-        return asarray(False)
-    eq = equal(a1, a2)
-    if equal_nan:
-        eq = logical_or(eq, logical_and(isnan(a1), isnan(a2)))
-    return all(eq)
-
-
 def _view(x, dtype=None):
     from irax import lax
     return x if dtype is None else lax.bitcast_convert_type(x, dtype)
 
-
-def can_cast(from_, to, casting="safe"):
-    return _np.can_cast(from_, to, casting)

@@ -7,6 +7,7 @@ import operator
 import numpy as np
 
 from irax import dtypes, lax
+from irax.api import staged
 from irax.array import Array
 from irax.core import Tracer
 from irax.ir.avals import ShapedArray
@@ -115,7 +116,10 @@ def _like(name, value):
 
 zeros_like = _like("zeros_like", 0)
 ones_like = _like("ones_like", 1)
-empty_like = _like("empty_like", 0)
+
+
+def empty_like(prototype, dtype=None, shape=None, *, device=None):
+    return zeros_like(prototype, dtype, shape)
 
 
 def full_like(a, fill_value, dtype=None, shape=None, *, device=None):
@@ -142,19 +146,84 @@ def arange(start, stop=None, step=None, dtype=None, *, device=None):
 
 
 def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0, *, device=None):
+    """``num`` points from ``start`` to ``stop``, computed as JAX does (so traced bounds work)."""
     num = operator.index(num)
     if num < 0:
         raise ValueError(f"Number of samples, {num}, must be non-negative.")
-    dtype = dtypes.canonicalize_dtype(dtype) if dtype is not None else dtypes.to_inexact_dtype(
-        dtypes.result_type(start, stop))
-    host = np.linspace(np.asarray(start, np.float64), np.asarray(stop, np.float64), num, endpoint=endpoint,
-                       axis=axis)
-    out = Array._from_host(host.astype(dtype), ShapedArray(host.shape, dtype))
-    if retstep:
-        div = (num - 1) if endpoint else num
-        step = (np.asarray(stop, np.float64) - np.asarray(start, np.float64)) / div if div > 0 else np.nan
-        return out, Array._from_host(np.asarray(step, dtype), ShapedArray(np.shape(step), dtype))
-    return out
+    from ._util import check_arraylike
+    check_arraylike("linspace", start, stop)
+    return _linspace(start, stop, num, bool(endpoint), bool(retstep), _canonical(dtype), operator.index(axis))
+
+
+@staged(static_argnums=(2, 3, 4, 5, 6))
+def _linspace(start, stop, num, endpoint, retstep, dtype, axis):
+    from ._shape import broadcast_to
+    dtype = dtype or dtypes.to_inexact_dtype(dtypes.result_type(start, stop))
+    computation = dtypes.to_inexact_dtype(dtype)
+    start, stop = convert(start, computation), convert(stop, computation)
+    bounds = list(np.broadcast_shapes(start.shape, stop.shape))
+    start, stop = broadcast_to(start, tuple(bounds)), broadcast_to(stop, tuple(bounds))
+    axis = len(bounds) + axis + 1 if axis < 0 else axis
+    bounds.insert(axis, 1)
+    div = num - 1 if endpoint else num
+    if num > 1:
+        delta = lax.div(lax.sub(stop, start), convert(div, computation))
+        iota_shape = [1] * len(bounds)
+        iota_shape[axis] = div
+        real = np.zeros((), computation).real.dtype
+        step = convert(lax.div(lax.reshape(lax.iota(real, div), iota_shape), convert(div, real)), computation)
+        shape = list(bounds)
+        shape[axis] = div
+        lo, hi = (lax.broadcast_in_dim(lax.reshape(x, bounds), shape, tuple(range(len(shape))))
+                  for x in (start, stop))
+        step = lax.broadcast_in_dim(step, shape, tuple(range(len(shape))))
+        out = lax.add(lax.mul(lo, lax.sub(convert(1, computation), step)), lax.mul(hi, step))
+        if endpoint:
+            out = lax.concatenate([out, lax.expand_dims(stop, (axis,))], axis)
+    elif num == 1:
+        delta = lax.full((), np.nan, computation) if endpoint else lax.sub(stop, start)
+        out = lax.reshape(start, bounds)
+    else:
+        delta = lax.full((), np.nan, computation)
+        bounds[axis] = 0
+        out = lax.full(bounds, 0, dtype)
+    if np.issubdtype(dtype, np.integer) and not np.issubdtype(out.dtype, np.integer):
+        out = lax.floor(out)
+    out = convert(out, dtype)
+    return (out, delta) if retstep else out
+
+
+def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
+    """``base ** linspace(start, stop)``."""
+    return _logspace(start, stop, operator.index(num), bool(endpoint), base, _canonical(dtype),
+                     operator.index(axis))
+
+
+@staged(static_argnums=(2, 3, 5, 6))
+def _logspace(start, stop, num, endpoint, base, dtype, axis):
+    from ._ufuncs import power
+    dtype = dtype or dtypes.to_inexact_dtype(dtypes.result_type(start, stop))
+    computation = dtypes.to_inexact_dtype(dtype)
+    lin = linspace(convert(start, computation), convert(stop, computation), num, endpoint=endpoint, axis=axis)
+    return convert(power(base, lin), dtype)
+
+
+def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
+    """Points evenly spaced on a log scale between ``start`` and ``stop`` (same sign)."""
+    return _geomspace(start, stop, operator.index(num), bool(endpoint), _canonical(dtype), operator.index(axis))
+
+
+@staged(static_argnums=(2, 3, 4, 5))
+def _geomspace(start, stop, num, endpoint, dtype, axis):
+    from ._shape import moveaxis
+    from ._ufuncs import divide, log10, multiply, sign
+    dtype = dtype or dtypes.to_inexact_dtype(dtypes.result_type(start, stop))
+    computation = dtypes.to_inexact_dtype(dtype)
+    start, stop = convert(start, computation), convert(stop, computation)
+    signs = sign(start)
+    res = multiply(signs, logspace(log10(divide(start, signs)), log10(divide(stop, signs)), num,
+                                   endpoint=endpoint, base=10.0, dtype=computation, axis=0))
+    return convert(moveaxis(res, 0, axis) if axis % res.ndim else res, dtype)
 
 
 def eye(N, M=None, k=0, dtype=None, *, device=None):
@@ -173,10 +242,67 @@ def identity(n, dtype=None):
 def tri(N, M=None, k=0, dtype=None):
     M = N if M is None else M
     dtype = _canonical(dtype) or dtypes.default_float_dtype()
-    rows = lax.broadcasted_iota(dtypes.default_int_dtype(), (N, M), 0)
-    cols = lax.broadcasted_iota(dtypes.default_int_dtype(), (N, M), 1)
-    return lax.convert_element_type(lax.ge(lax.add(rows, convert(k, rows.dtype)), cols), dtype)
+    rows = lax.add(lax.broadcasted_iota(np.int32, (N, M), 0), convert(k, np.int32))
+    return lax.convert_element_type(lax.ge(rows, lax.broadcasted_iota(np.int32, (N, M), 1)), dtype)
 
 
 def copy(a, order=None):
     return as_operand(a)
+
+
+def _window(name, formula):
+    def fn(M):
+        M = operator.index(M)
+        dtype = dtypes.default_float_dtype()
+        if M <= 1:
+            return lax.full((M,), 1, dtype)
+        return formula(lax.iota(dtype, M), M)
+    fn.__name__ = name
+    fn.__doc__ = f"The {name} window of ``M`` points (as ``jax.numpy.{name}``)."
+    return fn
+
+
+def _cos_terms(n, M, *coefficients):
+    from ._ufuncs import add, cos, multiply, true_divide
+    out = coefficients[0]
+    for j, c in enumerate(coefficients[1:], 1):
+        out = add(out, multiply(c, cos(true_divide(multiply(2 * j * np.pi, n), M - 1))))
+    return out
+
+
+def _bartlett(n, M):
+    from ._ufuncs import abs, add, multiply, subtract, true_divide
+    return subtract(1, true_divide(abs(subtract(add(multiply(2, n), 1), M)), M - 1))
+
+
+bartlett = _window("bartlett", _bartlett)
+blackman = _window("blackman", lambda n, M: _cos_terms(n, M, 0.42, -0.5, 0.08))
+hamming = _window("hamming", lambda n, M: _cos_terms(n, M, 0.54, -0.46))
+hanning = _window("hanning", lambda n, M: _cos_terms(n, M, 0.5, -0.5))
+
+
+def fromfunction(function, shape, *, dtype=float, **kwargs):
+    """``function`` called on index grids; JAX maps it over scalars with ``vmap``, here it gets
+    broadcastable grids, which gives the same result for elementwise functions."""
+    from irax import tree_util
+    from ._matrix import indices
+    from ._shape import broadcast_to
+    shape = _shape(shape)
+    out = function(*indices(shape, dtype=dtype, sparse=True), **kwargs)
+    return tree_util.tree_map(lambda leaf: broadcast_to(leaf, shape), out)
+
+
+def frombuffer(buffer, dtype=float, count=-1, offset=0):
+    return array(np.frombuffer(buffer, dtype=dtype, count=count, offset=offset))
+
+
+def fromstring(string, dtype=float, count=-1, *, sep):
+    return array(np.fromstring(string, dtype=dtype, count=count, sep=sep))
+
+
+def fromiter(iterable, dtype, count=-1):
+    return array(np.fromiter(iterable, dtype=dtype, count=count))
+
+
+def from_dlpack(x, /, *, device=None, copy=None):
+    return array(np.from_dlpack(x))

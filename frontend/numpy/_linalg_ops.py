@@ -114,9 +114,13 @@ def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None):
 
 
 def einsum(subscripts, *operands, optimize="auto", precision=None, preferred_element_type=None, out=None):
-    """Einstein summation, contracted pairwise left to right with ``dot_general``."""
+    """Einstein summation, contracted pairwise left to right with ``dot_general``.
+
+    Supports ``...`` (broadcast like NumPy) and repeated labels in one operand (diagonals).
+    """
     operands = list(promote_dtypes(*operands))
     inputs, output = _parse_einsum(subscripts, operands)
+    operands = _broadcast_labels(operands, inputs)
     pref = preferred_element_type or operands[0].dtype
     current, cur_sub = _sum_unique(operands[0], inputs[0], inputs[1:], output)
     for k in range(1, len(operands)):
@@ -133,11 +137,29 @@ def einsum(subscripts, *operands, optimize="auto", precision=None, preferred_ele
     return lax.transpose(current, tuple(cur_sub.index(c) for c in output)) if cur_sub != output else current
 
 
+def _broadcast_labels(operands, inputs):
+    """Size-1 axes (from ``...`` broadcasting) are broadcast to the label's size in the other operands."""
+    sizes = {}
+    for op, sub in zip(operands, inputs):
+        for c, d in zip(sub, op.shape):
+            if d != 1 and sizes.setdefault(c, d) != d:
+                raise ValueError(f"einsum: label {c!r} has sizes {sizes[c]} and {d}")
+    out = []
+    for op, sub in zip(operands, inputs):
+        target = tuple(sizes.get(c, d) if d == 1 else d for c, d in zip(sub, op.shape))
+        out.append(broadcast_to(op, target) if target != tuple(op.shape) else op)
+    return out
+
+
 def _sum_unique(x, sub, others, output):
-    """Sums out labels that appear nowhere else; takes diagonals of repeated labels."""
+    """Takes diagonals of repeated labels; sums out labels that appear nowhere else."""
     from ._reductions import sum
-    if len(set(sub)) != len(sub):
-        raise NotImplementedError("einsum with a repeated index in one operand (diagonal) is not supported yet")
+    while len(set(sub)) != len(sub):
+        c = next(c for c in sub if sub.count(c) > 1)
+        i = sub.index(c)
+        j = sub.index(c, i + 1)
+        x = diagonal(x, 0, i, j)
+        sub = "".join(l for k, l in enumerate(sub) if k not in (i, j)) + c
     elsewhere = set(output).union(*map(set, others)) if others else set(output)
     drop = [i for i, c in enumerate(sub) if c not in elsewhere]
     if drop:
@@ -148,21 +170,28 @@ def _sum_unique(x, sub, others, output):
 
 def _parse_einsum(subscripts, operands):
     subscripts = subscripts.replace(" ", "")
-    if "." in subscripts:
-        raise NotImplementedError("einsum with ellipsis is not supported yet")
-    if "->" in subscripts:
-        lhs, output = subscripts.split("->")
-    else:
-        lhs = subscripts
-        counts = {c: lhs.count(c) for c in lhs if c.isalpha()}
-        output = "".join(sorted(c for c, n in counts.items() if n == 1))
+    lhs, output = subscripts.split("->") if "->" in subscripts else (subscripts, None)
     inputs = lhs.split(",")
     if len(inputs) != len(operands):
         raise ValueError(f"einsum: {len(inputs)} subscripts for {len(operands)} operands")
+    spare = [c for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz" if c not in subscripts]
+    ellipsis_rank = builtins.max([as_operand(op).ndim - len(sub.replace("...", "")) for sub, op in
+                                  zip(inputs, operands) if "..." in sub] or [0])
+    broadcast = "".join(spare[:ellipsis_rank])
+    expanded = []
     for sub, op in zip(inputs, operands):
+        if "..." in sub:
+            n = as_operand(op).ndim - len(sub.replace("...", ""))
+            sub = sub.replace("...", broadcast[ellipsis_rank - n:] if n else "")
         if len(sub) != as_operand(op).ndim:
-            raise ValueError(f"einsum: subscript {sub!r} does not match operand of rank {op.ndim}")
-    return inputs, output
+            raise ValueError(f"einsum: subscript {sub!r} does not match operand of rank {as_operand(op).ndim}")
+        expanded.append(sub)
+    if output is None:
+        joined = "".join(expanded)
+        output = broadcast + "".join(sorted(c for c in set(joined) if joined.count(c) == 1 and c not in broadcast))
+    else:
+        output = output.replace("...", broadcast)
+    return expanded, output
 
 
 def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
@@ -182,3 +211,19 @@ def diagonal(a, offset=0, axis1=0, axis2=1):
     length = builtins.max(0, builtins.min(n, m - offset) if offset >= 0 else builtins.min(n + offset, m))
     start = 0 if offset >= 0 else -offset
     return lax.slice_in_dim(sum(picked, axis=-1), start, start + length, axis=-1)
+
+
+def matvec(x1, x2, /):
+    """Batched matrix-vector product: ``(..., m, n) @ (..., n) -> (..., m)``."""
+    check_arraylike("matvec", x1, x2)
+    x1, x2 = promote_dtypes(x1, x2)
+    return lax.squeeze(matmul(x1, lax.expand_dims(x2, (x2.ndim,))), (-1,))
+
+
+def vecmat(x1, x2, /):
+    """Batched vector-matrix product with the vector conjugated: ``(..., m) @ (..., m, n) -> (..., n)``."""
+    from ._ufuncs import conj
+    check_arraylike("vecmat", x1, x2)
+    x1, x2 = promote_dtypes(x1, x2)
+    out = matmul(lax.expand_dims(conj(x1), (x1.ndim - 1,)), x2)
+    return lax.squeeze(out, (out.ndim - 2,))

@@ -10,7 +10,7 @@ from irax import dtypes, lax
 from irax.api import staged
 from irax.lax._scalars import as_operand
 
-from ._util import canonicalize_axes, canonicalize_axis, check_arraylike, promote_dtypes
+from ._util import canonicalize_axes, canonicalize_axis, check_arraylike, promote_dtypes, staged_as
 
 
 def shape(a):
@@ -321,3 +321,112 @@ def _astype(x, dtype):
     from ._util import convert
     x = as_operand(x)
     return convert(x, dtypes.canonicalize_dtype(dtype))
+
+
+def rot90(m, k=1, axes=(0, 1)):
+    """Rotates by 90 degrees ``k`` times in the plane of ``axes`` (from the first towards the second)."""
+    check_arraylike("rot90", m)
+    return _rot90(m, operator.index(k), tuple(axes))
+
+
+@staged_as("rot90", static_argnums=(1, 2))
+def _rot90(m, k, axes):
+    m = as_operand(m)
+    if m.ndim < 2:
+        raise ValueError(f"rot90 requires its first argument to have ndim at least two, but got first argument of "
+                         f"shape {m.shape}, which has ndim {m.ndim}")
+    ax1, ax2 = (canonicalize_axis(a, m.ndim) for a in axes)
+    if ax1 == ax2:
+        raise ValueError("Axes must be different")
+    k = k % 4
+    if k == 0:
+        return m
+    if k == 2:
+        return flip(flip(m, ax1), ax2)
+    perm = list(range(m.ndim))
+    perm[ax1], perm[ax2] = perm[ax2], perm[ax1]
+    return transpose(flip(m, ax2), perm) if k == 1 else flip(transpose(m, perm), ax2)
+
+
+def dstack(tup, dtype=None):
+    arrs = atleast_3d(*tup)
+    return concatenate(arrs if isinstance(arrs, list) else [arrs], axis=2, dtype=dtype)
+
+
+def dsplit(ary, indices_or_sections):
+    if as_operand(ary).ndim < 3:
+        raise ValueError("dsplit only works on arrays of 3 or more dimensions")
+    return split(ary, indices_or_sections, axis=2)
+
+
+def append(arr, values, axis=None):
+    return _append(arr, values, axis)
+
+
+@staged_as("append", static_argnums=(2,))
+def _append(arr, values, axis):
+    if axis is None:
+        return concatenate([ravel(arr), ravel(values)], 0)
+    return concatenate([arr, values], axis=axis)
+
+
+def rollaxis(a, axis, start=0):
+    """``moveaxis`` with NumPy's legacy meaning of ``start`` (the axis lands before ``start``)."""
+    check_arraylike("rollaxis", a)
+    return _rollaxis(a, operator.index(axis), operator.index(start))
+
+
+@staged_as("rollaxis", static_argnums=(1, 2))
+def _rollaxis(a, axis, start):
+    a = as_operand(a)
+    axis = canonicalize_axis(axis, a.ndim)
+    if not -a.ndim <= start <= a.ndim:
+        raise ValueError(f"start={start} must satisfy {-a.ndim}<=start<={a.ndim}")
+    start = start + a.ndim if start < 0 else start
+    return moveaxis(a, axis, start - 1 if start > axis else start)
+
+
+def unstack(x, /, *, axis=0):
+    """The slices of ``x`` along ``axis``, as a tuple."""
+    check_arraylike("unstack", x)
+    x = as_operand(x)
+    if x.ndim == 0:
+        raise ValueError("Unstack requires arrays with rank > 0, however a scalar array was passed.")
+    axis = canonicalize_axis(axis, x.ndim)
+    return tuple(lax.index_in_dim(x, i, axis, keepdims=False) for i in range(x.shape[axis]))
+
+
+def resize(a, new_shape):
+    """``a`` flattened, repeated cyclically and reshaped to ``new_shape``."""
+    check_arraylike("resize", a)
+    new_shape = (operator.index(new_shape),) if isinstance(new_shape, (int, np.integer)) else \
+        tuple(map(operator.index, new_shape))
+    if builtins.any(d < 0 for d in new_shape):
+        raise ValueError("all elements of `new_shape` must be non-negative")
+    arr = ravel(a)
+    new_size = int(np.prod(new_shape, dtype=np.int64))
+    if arr.size == 0 or new_size == 0:
+        return lax.full(new_shape, 0, arr.dtype)
+    arr = tile(arr, -(-new_size // arr.size))
+    return lax.reshape(lax.slice_in_dim(arr, 0, new_size), new_shape)
+
+
+def block(arrays):
+    """Assembles an array from nested lists of blocks (the innermost list joins along the last axis)."""
+    out, _ = _block(arrays)
+    return out
+
+
+def _block(xs):
+    if isinstance(xs, tuple):
+        raise ValueError("jax.numpy.block does not allow tuples, got {}".format(xs))
+    if not isinstance(xs, list):
+        return as_operand(xs), 1
+    if len(xs) == 0:
+        raise ValueError("jax.numpy.block does not allow empty list arguments")
+    parts, depths = zip(*(_block(x) for x in xs))
+    if builtins.any(d != depths[0] for d in depths[1:]):
+        raise ValueError("Mismatched list depths in jax.numpy.block")
+    rank = builtins.max(depths[0], builtins.max(p.ndim for p in parts))
+    parts = [lax.reshape(p, (1,) * (rank - p.ndim) + tuple(p.shape)) if p.ndim < rank else p for p in parts]
+    return concatenate(parts, axis=-depths[0]), depths[0] + 1

@@ -6,7 +6,7 @@ import numpy as np
 from irax import dtypes, lax
 from irax.api import staged
 
-from ._util import check_arraylike, convert, promote_args, promote_args_inexact, promote_dtypes
+from ._util import check_arraylike, convert, promote_args, promote_args_inexact, promote_dtypes, staged_as
 
 
 def _unary_inexact(name, lax_fn):
@@ -66,16 +66,39 @@ sqrt = _unary_inexact("sqrt", lax.sqrt)
 cbrt = _unary_inexact("cbrt", lax.cbrt)
 asin, acos, atan, asinh, acosh, atanh = arcsin, arccos, arctan, arcsinh, arccosh, arctanh
 
-add = _binary("add", lax.add)
+
+
+def add(x, y, /):
+    """Elementwise sum (logical or for booleans, as JAX)."""
+    x, y = promote_args("add", x, y)
+    return lax.bitwise_or(x, y) if x.dtype == np.bool_ else lax.add(x, y)
+
+
 subtract = _binary("subtract", lax.sub)
 maximum = _binary("maximum", lax.max)
 minimum = _binary("minimum", lax.min)
 equal = _binary("equal", lax.eq)
 not_equal = _binary("not_equal", lax.ne)
-less = _binary("less", lax.lt)
-less_equal = _binary("less_equal", lax.le)
-greater = _binary("greater", lax.gt)
-greater_equal = _binary("greater_equal", lax.ge)
+
+
+def _ordering(name, lax_fn):
+    def fn(x, y, /):
+        x, y = promote_args(name, x, y)
+        if not dtypes.issubdtype(x.dtype, np.complexfloating):
+            return lax_fn(x, y)
+        # Complex numbers order lexicographically, by real part then imaginary part, as in JAX.
+        same_real = lax.eq(lax.real(x), lax.real(y))
+        by_imag = lax_fn(lax.imag(x), lax.imag(y))
+        return lax.select_n(same_real, lax_fn(lax.real(x), lax.real(y)), by_imag)
+    fn.__name__ = name
+    fn.__doc__ = f"Elementwise ``{name}`` with NumPy broadcasting and JAX's type promotion."
+    return fn
+
+
+less = _ordering("less", lax.lt)
+less_equal = _ordering("less_equal", lax.le)
+greater = _ordering("greater", lax.gt)
+greater_equal = _ordering("greater_equal", lax.ge)
 arctan2 = _binary_inexact("arctan2", lax.atan2)
 atan2 = arctan2
 nextafter = _binary_inexact("nextafter", lax.nextafter)
@@ -143,7 +166,7 @@ def ceil(x, /):
     return x if not np.issubdtype(x.dtype, np.inexact) else lax.ceil(x)
 
 
-def trunc(x, /):
+def trunc(x):
     (x,) = promote_args("trunc", x)
     if not np.issubdtype(x.dtype, np.inexact):
         return x
@@ -159,6 +182,8 @@ def round(a, decimals=0, out=None):
     """Rounds half to even, as ``jnp.round``."""
     (a,) = promote_args("round", a)
     if not np.issubdtype(a.dtype, np.inexact):
+        if decimals < 0:
+            raise NotImplementedError("integer np.round not implemented for decimals < 0")
         return a
     if decimals == 0:
         return lax.round(a, lax.RoundingMethod.TO_NEAREST_EVEN)
@@ -189,12 +214,12 @@ def isnan(x, /):
     return lax.ne(x, x)
 
 
-def isposinf(x, /):
+def isposinf(x, /, out=None):
     (x,) = promote_args("isposinf", x)
     return lax.eq(x, convert(np.inf, x.dtype))
 
 
-def isneginf(x, /):
+def isneginf(x, /, out=None):
     (x,) = promote_args("isneginf", x)
     return lax.eq(x, convert(-np.inf, x.dtype))
 
@@ -298,7 +323,8 @@ def power(x1, x2, /):
         return lax.integer_pow(x1, x2)
     x1, x2 = promote_args("power", x1, x2)
     if np.issubdtype(x1.dtype, np.integer):
-        return _integer_power(x1, x2)
+        shape = np.broadcast_shapes(x1.shape, x2.shape)
+        return _integer_power(_broadcast_to(x1, shape), _broadcast_to(x2, shape))
     return lax.pow(x1, x2)
 
 
@@ -364,10 +390,10 @@ def divmod(x1, x2, /):
 
 
 def _float_divmod(x1, x2):
+    """CPython's ``float_divmod``; a zero divisor gives ``x1 / 0`` (signed infinity), as JAX."""
     mod = lax.rem(x1, x2)
-    div = lax.div(lax.sub(x1, mod), x2)
-    ind = lax.bitwise_and(lax.ne(mod, convert(0, mod.dtype)), lax.ne(lax.lt(x2, convert(0, x2.dtype)),
-                                                                      lax.lt(mod, convert(0, mod.dtype))))
+    div = lax.div(_where(lax.eq(x2, convert(0, x2.dtype)), x1, lax.sub(x1, mod)), x2)
+    ind = lax.bitwise_and(lax.ne(mod, convert(0, mod.dtype)), lax.ne(lax.sign(x2), lax.sign(mod)))
     mod = lax.select_n(ind, mod, lax.add(mod, x2))
     div = lax.select_n(ind, div, lax.sub(div, convert(1, div.dtype)))
     return lax.round(div), mod
@@ -468,3 +494,119 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
     x = where(isnan(x), convert(nan, x.dtype), x)
     x = where(isposinf(x), convert(posinf, x.dtype), x)
     return where(isneginf(x), convert(neginf, x.dtype), x)
+
+
+@staged_as("fmax")
+def fmax(x1, x2):
+    """Elementwise maximum that ignores a NaN when the other operand is a number."""
+    return where(logical_or(greater(x1, x2), isnan(x2)), x1, x2)
+
+
+@staged_as("fmin")
+def fmin(x1, x2):
+    """Elementwise minimum that ignores a NaN when the other operand is a number."""
+    return where(logical_or(less(x1, x2), isnan(x2)), x1, x2)
+
+
+def logaddexp2(x1, x2, /):
+    x1, x2 = promote_args_inexact("logaddexp2", x1, x2)
+    amax = lax.max(x1, x2)
+    delta = lax.sub(x1, x2)
+    log1p_term = lax.div(lax.log1p(lax.exp2(lax.neg(lax.abs(delta)))), convert(np.log(2), x1.dtype))
+    return lax.select_n(isnan(delta), lax.add(amax, log1p_term), lax.add(x1, x2))
+
+
+def angle(z, deg=False):
+    """The complex argument ``atan2(imag, real)``, in the default float dtype for real input."""
+    check_arraylike("angle", z)
+    return _angle(z, bool(deg))
+
+
+@staged_as("angle", static_argnums=(1,))
+def _angle(z, deg):
+    re, im = real(z), imag(z)
+    if not np.issubdtype(re.dtype, np.inexact) or (np.issubdtype(re.dtype, np.floating) and re.ndim == 0):
+        re, im = convert(re, dtypes.default_float_dtype()), convert(im, dtypes.default_float_dtype())
+    result = lax.atan2(im, re)
+    return rad2deg(result) if deg else result
+
+
+def iscomplex(x):
+    i = imag(x)
+    return lax.ne(i, convert(0, i.dtype))
+
+
+def isreal(x):
+    i = imag(x)
+    return lax.eq(i, convert(0, i.dtype))
+
+
+def modf(x, /, out=None):
+    """``(fractional, integral)`` parts, both with the sign of ``x``."""
+    (x,) = promote_args_inexact("modf", x)
+    whole = where(lax.ge(x, convert(0, x.dtype)), lax.floor(x), lax.ceil(x))
+    return lax.sub(x, whole), whole
+
+
+def bitwise_count(x, /):
+    """Number of set bits in ``|x|``, as ``uint8`` (NumPy's rule)."""
+    (x,) = promote_args("bitwise_count", x)
+    return convert(lax.population_count(abs(x)), np.uint8)
+
+
+bitwise_left_shift = left_shift
+bitwise_right_shift = right_shift
+
+
+def frexp(x, /):
+    """Mantissa in ``[0.5, 1)`` and integer exponent, by splitting the float's bits."""
+    (x,) = promote_args_inexact("frexp", x)
+    if np.issubdtype(x.dtype, np.complexfloating):
+        raise TypeError("frexp does not support complex-valued inputs")
+    info = dtypes.finfo(x.dtype)
+    int_type = np.dtype(f"i{x.dtype.itemsize}")
+    mask, bias = (1 << info.nexp) - 1, 1 - info.minexp
+    bits, exponent = _normalize_float(x, int_type, info)
+    exponent = lax.add(exponent, lax.sub(lax.bitwise_and(
+        lax.shift_right_arithmetic(bits, convert(info.nmant, int_type)), convert(mask, int_type)),
+        convert(bias - 1, int_type)))
+    bits = lax.bitwise_and(bits, convert(~(mask << info.nmant), int_type))
+    bits = lax.bitwise_or(bits, convert((bias - 1) << info.nmant, int_type))
+    special = lax.bitwise_or(lax.bitwise_or(isinf(x), isnan(x)), lax.eq(x, convert(0, x.dtype)))
+    exponent = where(special, convert(0, int_type), exponent)
+    return where(special, x, lax.bitcast_convert_type(bits, x.dtype)), convert(exponent, np.int32)
+
+
+def _normalize_float(x, int_type, info):
+    """Scales subnormals up by ``2**nmant`` so their exponent bits are meaningful."""
+    is_subnormal = lax.lt(lax.abs(x), convert(info.tiny, x.dtype))
+    scaled = where(is_subnormal, lax.mul(x, convert(2 ** info.nmant, x.dtype)), x)
+    offset = where(is_subnormal, convert(-info.nmant, int_type), convert(0, int_type))
+    return lax.bitcast_convert_type(scaled, int_type), offset
+
+
+def ldexp(x1, x2, /):
+    """``x1 * 2**x2`` without intermediate overflow (the exponent is applied after ``frexp``)."""
+    check_arraylike("ldexp", x1, x2)
+    if np.issubdtype(dtypes.dtype(x1), np.complexfloating) or np.issubdtype(dtypes.dtype(x2), np.inexact):
+        raise ValueError(f"ldexp not supported for input types {(dtypes.dtype(x1), dtypes.dtype(x2))}")
+    (x1,) = promote_args_inexact("ldexp", x1)
+    x2 = convert(lax._scalars.as_operand(x2), x1.dtype)
+    m, e = frexp(x1)
+    e = add(convert(e, x1.dtype), x2)
+    m = where(lax.gt(e, convert(0, e.dtype)), lax.mul(m, convert(2, m.dtype)), m)
+    e = where(lax.gt(e, convert(0, e.dtype)), lax.sub(e, convert(1, e.dtype)), e)
+    x = multiply(m, power(convert(2, m.dtype), e))
+    return where(lax.bitwise_or(isinf(x1), lax.eq(x1, convert(0, x1.dtype))), x1, x)
+
+
+def spacing(x, /):
+    """Distance to the next representable number away from zero."""
+    (x,) = promote_args_inexact("spacing", x)
+    if np.issubdtype(x.dtype, np.complexfloating):
+        raise ValueError("jnp.spacing is not defined for complex inputs.")
+    inf = convert(np.inf, x.dtype)
+    if x.dtype == np.float16:
+        return lax.sub(lax.nextafter(x, inf), x)
+    result = lax.sub(lax.nextafter(x, copysign(inf, x)), x)
+    return where(lax.eq(result, convert(0, x.dtype)), copysign(dtypes.finfo(x.dtype).smallest_subnormal, x), result)

@@ -83,3 +83,13 @@ def canonicalize_axes(axis, ndim):
             raise ValueError(f"repeated axis: {axis}")
         return axes
     return (canonicalize_axis(axis, ndim),)
+
+
+def staged_as(name, **kwargs):
+    """``staged`` under JAX's name for the function, so a jaxpr shows ``jit[name=tril]`` where JAX's does."""
+    from irax.api import staged
+
+    def wrap(fun):
+        fun.__name__ = fun.__qualname__ = name
+        return staged(fun, **kwargs)
+    return wrap

@@ -1,0 +1,139 @@
+"""Polynomials as coefficient arrays, highest power first (``jnp.polyval`` and friends)."""
+from __future__ import annotations
+
+import builtins
+import operator
+
+import numpy as np
+
+from irax import lax
+from irax.api import staged
+from irax.lax._scalars import as_operand
+
+from ._util import check_arraylike, convert, promote_dtypes, promote_dtypes_inexact, staged_as
+
+
+@staged(static_argnames=("unroll",))
+def polyval(p, x, *, unroll=16):
+    """Evaluates ``p`` at ``x`` by Horner's rule, unrolled over the (static) number of coefficients."""
+    check_arraylike("polyval", p, x)
+    p, x = promote_dtypes(p, x)
+    from ._ufuncs import add, multiply
+    shape = tuple(np.broadcast_shapes(p.shape[1:], x.shape))
+    y = lax.full(shape, 0, x.dtype)
+    for i in range(p.shape[0]):
+        y = add(multiply(y, x), lax.index_in_dim(p, i, 0, keepdims=False))
+    return y
+
+
+@staged
+def polyadd(a1, a2):
+    check_arraylike("polyadd", a1, a2)
+    a1, a2 = promote_dtypes(a1, a2)
+    if a2.shape[0] > a1.shape[0]:
+        a1, a2 = a2, a1
+    pad = a1.shape[0] - a2.shape[0]
+    return lax.add(a1, lax.pad(a2, convert(0, a2.dtype), ((pad, 0, 0),) + ((0, 0, 0),) * (a2.ndim - 1)))
+
+
+@staged
+def polysub(a1, a2):
+    check_arraylike("polysub", a1, a2)
+    a1, a2 = promote_dtypes(a1, a2)
+    return polyadd(a1, lax.neg(a2))
+
+
+def polyder(p, m=1):
+    check_arraylike("polyder", p)
+    return _polyder(p, operator.index(m))
+
+
+@staged_as("polyder", static_argnums=(1,))
+def _polyder(p, m):
+    (p,) = promote_dtypes_inexact(p)
+    if m < 0:
+        raise ValueError("Order of derivative must be positive")
+    if m == 0:
+        return p
+    n = p.shape[0]
+    powers = np.arange(m, n)[np.newaxis] - np.arange(m)[:, np.newaxis]
+    coeff = np.prod(powers, axis=0)[::-1] if n > m else np.zeros((0,))
+    return lax.mul(lax.slice_in_dim(p, 0, builtins.max(n - m, 0)), convert(np.asarray(coeff), p.dtype))
+
+
+def polyint(p, m=1, k=None):
+    check_arraylike("polyint", p)
+    return _polyint(p, operator.index(m), 0 if k is None else k)
+
+
+@staged_as("polyint", static_argnums=(1,))
+def _polyint(p, m, k):
+    from ._shape import atleast_1d, broadcast_to, concatenate
+    p, k = promote_dtypes_inexact(p, k)
+    if m < 0:
+        raise ValueError("Order of integral must be positive (see polyder)")
+    k = atleast_1d(k)
+    if k.shape[0] == 1:
+        k = broadcast_to(lax.reshape(k, ()), (m,))
+    if k.shape != (m,):
+        raise ValueError("k must be a scalar or a rank-1 array of length 1 or m.")
+    if m == 0:
+        return p
+    grid = np.arange(p.shape[0] + m)[np.newaxis] - np.arange(m)[:, np.newaxis]
+    coeff = np.prod(np.maximum(1, grid), axis=0)[::-1]
+    return lax.div(concatenate((p, k)), convert(np.asarray(coeff), p.dtype))
+
+
+def polymul(a1, a2, *, trim_leading_zeros=False):
+    from ._numeric import convolve
+    check_arraylike("polymul", a1, a2)
+    a1, a2 = promote_dtypes_inexact(a1, a2)
+    if trim_leading_zeros and (a1.shape[0] > 1 or a2.shape[0] > 1):
+        a1, a2 = trim_zeros(a1, trim="f"), trim_zeros(a2, trim="f")
+    if a1.shape[0] == 0:
+        a1 = lax.full((1,), 0, a2.dtype)
+    if a2.shape[0] == 0:
+        a2 = lax.full((1,), 0, a1.dtype)
+    return convolve(a1, a2, mode="full")
+
+
+def polydiv(u, v, *, trim_leading_zeros=False):
+    """Quotient and remainder of polynomial division, by long division over the static degrees."""
+    check_arraylike("polydiv", u, v)
+    u, v = promote_dtypes_inexact(u, v)
+    m, n = u.shape[0] - 1, v.shape[0] - 1
+    scale = lax.div(convert(1, v.dtype), lax.index_in_dim(v, 0, keepdims=False))
+    q = lax.full((builtins.max(m - n + 1, 1),), 0, u.dtype)
+    for k in range(0, m - n + 1):
+        d = lax.mul(scale, lax.index_in_dim(u, k, keepdims=False))
+        q = q.at[k].set(d)
+        u = u.at[k:k + n + 1].add(lax.neg(lax.mul(d, v)))
+    if trim_leading_zeros:
+        eps = np.sqrt(np.finfo(u.dtype).eps)
+        host = np.abs(np.asarray(u))
+        start = int(np.argmax(host > eps)) if (host > eps).any() else u.shape[0]
+        u = lax.slice_in_dim(u, start, u.shape[0])
+    return q, u
+
+
+def trim_zeros(filt, trim="fb", axis=None):
+    """``filt`` without leading (``'f'``) and trailing (``'b'``) zeros; needs concrete values (as JAX)."""
+    from ._util import canonicalize_axes
+    check_arraylike("trim_zeros", filt)
+    filt = as_operand(filt)
+    host = np.asarray(filt)
+    axes = set(canonicalize_axes(axis, filt.ndim))
+    trim = trim.lower()
+    if not axes or ("f" not in trim and "b" not in trim):
+        return filt
+    starts, stops = [0] * filt.ndim, list(filt.shape)
+    for ax in axes:
+        mask = host.any(axis=tuple(i for i in range(filt.ndim) if i != ax))
+        if not mask.any():
+            starts[ax] = stops[ax] = 0
+            continue
+        if "f" in trim:
+            starts[ax] = int(mask.argmax())
+        if "b" in trim:
+            stops[ax] = filt.shape[ax] - int(mask[::-1].argmax())
+    return lax.slice(filt, starts, stops)
