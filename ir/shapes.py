@@ -72,7 +72,7 @@ def nary(kinds, result_dtype=None):
         dtype = same_dtypes(name, avals_in)
         shape = broadcasting_shape(name, avals_in)
         out_dtype = dtype if result_dtype is None else result_dtype(dtype)
-        weak = _all_weak(avals_in) if result_dtype is None else False
+        weak = _all_weak(avals_in)
         return [ShapedArray(shape, out_dtype, weak)]
     return rule
 

@@ -425,26 +425,6 @@ def _jitted_operands():
     return _identity({name: build(inp) for name, build in ARRAY_OPERANDS.items()})
 
 
-_COMPARISONS = {"<", "<=", ">", ">=", "==", "!="}
-# Pairs whose promoted type is weak in JAX (a weak scalar meets a lower-category array, or two weak scalars meet).
-_WEAK_PROMOTIONS = {("i32", "py_float"), ("py_float", "i32"), ("bool", "py_int"), ("weak_f", "py_int"),
-                    ("weak_i", "py_float"), ("weak_i", "weak_f"), ("weak_f", "py_bool"), ("weak_f", "i32"),
-                    ("bool", "weak_i")}
-_BOOL_PAIRS = {("bool", "py_bool"), ("py_bool", "bool"), ("np_bool", "bool")}
-# Bugs of irax.numpy functions (not of the Array class, which only dispatches to them).
-KNOWN_NUMPY_BUGS = [
-    (_COMPARISONS | {"//", "divmod"}, _WEAK_PROMOTIONS,
-     "irax.numpy comparisons and floor_divide return a strong type where JAX's result is weak"),
-    ({"%"}, {("bool", "py_int"), ("bool", "weak_i")},
-     "irax.numpy.remainder of a bool array and a weak int drops weak_type"),
-    ({"//", "%", "divmod", "**", "<<", ">>"}, _BOOL_PAIRS,
-     "irax.numpy floor_divide/remainder/power/shifts reject two bool operands; JAX computes them in int32"),
-    ({"**"}, {("bool", "py_int")}, "irax.numpy.power rejects a bool base with an int exponent"),
-    ({"**"}, {("py_float", "i32"), ("weak_f", "i32")},
-     "irax.numpy.power of a weak float base and an int32 array keeps weak_type; JAX's result is strong"),
-]
-
-
 UNARY_OPERATORS = {"-": operator.neg, "+": operator.pos, "abs": abs, "~": operator.invert}
 
 
@@ -460,9 +440,7 @@ def _jax_operator_outcomes():
 def _operator_params():
     for symbol in BINARY_OPERATORS:
         for lhs, rhs in OPERAND_PAIRS:
-            reasons = [reason for ops, pairs, reason in KNOWN_NUMPY_BUGS if symbol in ops and (lhs, rhs) in pairs]
-            marks = [pytest.mark.xfail(reason=reasons[0], strict=True)] if reasons else []
-            yield pytest.param(symbol, lhs, rhs, id=f"{lhs} {symbol} {rhs}", marks=marks)
+            yield pytest.param(symbol, lhs, rhs, id=f"{lhs} {symbol} {rhs}")
 
 
 @pytest.mark.parametrize("symbol, lhs, rhs", _operator_params())
@@ -483,9 +461,7 @@ def test_binary_operators_on_jitted_arrays(symbol, lhs, rhs):
 def _unary_params():
     for symbol in UNARY_OPERATORS:
         for name in ARRAY_OPERANDS:
-            marks = ([pytest.mark.xfail(reason="irax.numpy.abs drops weak_type", strict=True)]
-                     if symbol == "abs" and name.startswith("weak_") else [])
-            yield pytest.param(symbol, name, id=f"{symbol}{name}", marks=marks)
+            yield pytest.param(symbol, name, id=f"{symbol}{name}")
 
 
 @pytest.mark.parametrize("origin", ORIGINS)
@@ -564,9 +540,7 @@ def test_in_operator_matches_jax(name, query, origin):
 
 @pytest.mark.parametrize("origin", ORIGINS)
 @pytest.mark.parametrize("name, ndigits", [
-    ("f32", None), ("weak_f", None), ("f32", 1), ("weak_i", None), ("weak_f", 0), ("f16", 0),
-    pytest.param("bf16", 0, marks=pytest.mark.xfail(reason="irax.numpy.round leaves bfloat16 values unrounded",
-                                                     strict=True)),
+    ("f32", None), ("weak_f", None), ("f32", 1), ("weak_i", None), ("weak_f", 0), ("f16", 0), ("bf16", 0),
 ])
 def test_builtin_round_matches_jax(name, ndigits, origin):
     """``round(x)`` returns integers, like Python's ``round`` of a float; with digits it keeps the dtype."""
@@ -605,16 +579,10 @@ METHOD_CALLS = [
     ("f32", "reshape", (-1,), {"order": "F"}),
 ]
 KNOWN_METHOD_BUGS = {
-    "bool.diagonal()": "irax.numpy.diagonal returns int32 for a bool array; JAX keeps bool",
-    "weak_f.sum()": "irax.numpy reductions keep weak_type; JAX's reductions return a strong dtype",
-    "weak_f.max()": "irax.numpy reductions keep weak_type; JAX's reductions return a strong dtype",
     "i32.sort()": "irax.numpy.sort is not implemented",
     "i32.argsort()": "irax.numpy.argsort is not implemented",
     "i32.take(1)": "irax.numpy.take is not implemented",
     "i32.nonzero()": "irax.numpy.nonzero is not implemented",
-    "f32.ravel(order='F')": "irax.numpy.ravel ignores order='F' (JAX flattens column-major)",
-    "f32.reshape(-1, order='F')": "irax.numpy.reshape does not support order='F'",
-    "f32.view(uint8)": "irax.numpy view to a narrower dtype keeps the shape instead of widening the last axis",
 }
 
 
@@ -671,7 +639,7 @@ def test_dot_and_matmul_methods_match_jax(origin):
 @pytest.mark.parametrize("origin", ORIGINS)
 @pytest.mark.parametrize("name, part", [
     *[(name, part) for name in ("c64", "f32", "bf16") for part in ("real", "imag")], ("weak_f", "real"),
-    pytest.param("weak_f", "imag", marks=pytest.mark.xfail(reason="irax.numpy.imag drops weak_type", strict=True)),
+    ("weak_f", "imag"),
 ])
 def test_real_and_imag_match_jax(name, part, origin):
     check_like_jax(lambda: getattr(sample(name, origin), part), lambda: getattr(reference(name), part))

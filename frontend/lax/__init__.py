@@ -291,10 +291,12 @@ def full(shape, fill_value, dtype=None, *, sharding=None):
 
 
 def full_like(x, fill_value, dtype=None, shape=None, sharding=None):
+    """An array like ``x`` filled with ``fill_value``; weakly typed when ``x`` is and no dtype is given."""
+    weak = dtype is None and _dtypes.is_weakly_typed(x)
     dtype = _dtypes.dtype(x) if dtype is None else dtype
     shape = np.shape(x) if shape is None and not hasattr(x, "shape") else (x.shape if shape is None else shape)
-    weak = dtype is None and _dtypes.is_weakly_typed(x)
-    return full(shape, fill_value, dtype) if not weak else full(shape, fill_value)
+    shape = tuple(map(operator.index, shape))
+    return broadcast(_convert(fill_value, _dtypes.canonicalize_dtype(dtype), weak), shape)
 
 
 def zeros_like_array(x):

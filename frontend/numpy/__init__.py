@@ -26,7 +26,7 @@ from ._reductions import (all, amax, amin, any, argmax, argmin, average, count_n
 from ._search import bincount, digitize, histogram, histogram_bin_edges, isin, searchsorted
 from ._selection import (choose, delete, insert, packbits, piecewise, ravel_multi_index, unpackbits,
                          unravel_index)
-from ._shape import (_astype, append, array_split, astype, atleast_1d, atleast_2d, atleast_3d, block,
+from ._shape import (_astype, _view, append, array_split, astype, atleast_1d, atleast_2d, atleast_3d, block,
                      broadcast_arrays, broadcast_shapes, broadcast_to, column_stack, concat, concatenate, dsplit,
                      dstack, expand_dims, flip, fliplr, flipud, hsplit, hstack, matrix_transpose, moveaxis, ndim,
                      permute_dims, ravel, repeat, reshape, resize, roll, rollaxis, rot90, shape, size, split, squeeze,
@@ -69,8 +69,4 @@ integer, signedinteger, unsignedinteger = _np.integer, _np.signedinteger, _np.un
 floating, complexfloating, inexact, number, generic = (_np.floating, _np.complexfloating, _np.inexact, _np.number,
                                                        _np.generic)
 
-
-def _view(x, dtype=None):
-    from irax import lax
-    return x if dtype is None else lax.bitcast_convert_type(x, dtype)
 

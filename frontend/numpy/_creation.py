@@ -141,7 +141,7 @@ def arange(start, stop=None, step=None, dtype=None, *, device=None):
         start = operator.index(start) if isinstance(start, (int, np.integer)) else start
         if isinstance(start, (int, np.integer)) and np.issubdtype(dtype, np.integer):
             return lax.iota(dtype, builtins.max(int(start), 0))
-    host = np.arange(start, stop, step, dtype=dtype if not np.issubdtype(dtype, np.floating) else None).astype(dtype)
+    host = np.arange(start, stop, step, dtype=dtype if not dtypes.issubdtype(dtype, np.floating) else None).astype(dtype)
     return Array._from_host(host, ShapedArray(host.shape, dtype))
 
 

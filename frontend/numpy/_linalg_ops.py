@@ -202,7 +202,7 @@ def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
 def diagonal(a, offset=0, axis1=0, axis2=1):
     """The diagonal, via a mask and a sum over columns (exact: one nonzero term per row)."""
     from ._creation import eye
-    from ._reductions import sum
+    from ._reductions import any, sum
     from ._shape import moveaxis
     from ._ufuncs import where
     a = moveaxis(as_operand(a), (axis1, axis2), (-2, -1))
@@ -210,7 +210,9 @@ def diagonal(a, offset=0, axis1=0, axis2=1):
     picked = where(eye(n, m, k=offset, dtype=np.bool_), a, lax.full_like(a, 0))
     length = builtins.max(0, builtins.min(n, m - offset) if offset >= 0 else builtins.min(n + offset, m))
     start = 0 if offset >= 0 else -offset
-    return lax.slice_in_dim(sum(picked, axis=-1), start, start + length, axis=-1)
+    # One term per row is nonzero, so the row's sum (its ``any`` for bools) is the diagonal entry, in a's dtype.
+    rows = any(picked, axis=-1) if a.dtype == np.bool_ else sum(picked, axis=-1, dtype=a.dtype)
+    return lax.slice_in_dim(rows, start, start + length, axis=-1)
 
 
 def matvec(x1, x2, /):

@@ -272,7 +272,7 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
         raise ValueError("y has more than 2 dimensions")
     if m.ndim > 2:
         raise ValueError("m has more than 2 dimensions")
-    if dtype is not None and not np.issubdtype(dtype, np.inexact):
+    if dtype is not None and not dtypes.issubdtype(dtype, np.inexact):
         raise ValueError(f"cov: dtype must be a subclass of float or complex; got dtype={dtype}")
     return _cov(m, rest[0] if rest else None, bool(rowvar), bool(bias), ddof, fweights, aweights,
                 None if dtype is None else dtypes.canonicalize_dtype(dtype))
@@ -339,7 +339,7 @@ def corrcoef(x, y=None, rowvar=True, dtype=None):
     from ._matrix import diag
     from ._ufuncs import clip, divide, imag, real, sqrt
     check_arraylike("corrcoef", x)
-    if dtype is not None and not np.issubdtype(dtype, np.inexact):
+    if dtype is not None and not dtypes.issubdtype(dtype, np.inexact):
         raise ValueError(f"corrcoef: dtype must be a subclass of float or complex; got dtype={dtype}")
     c = cov(x, y, rowvar, dtype=dtype)
     if c.ndim == 0:

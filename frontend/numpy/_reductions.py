@@ -27,6 +27,8 @@ def _reduction(name, lax_reduce, *, upcast_bool=False, bool_op=None, init=None):
         check_arraylike(name, a)
         a = as_operand(a)
         axes = canonicalize_axes(axis, a.ndim)
+        if dtype is None and a.weak_type:  # JAX's reductions compute, and return, a strong dtype
+            a = convert(a, a.dtype)
         if dtype is not None:
             a = convert(a, dtypes.canonicalize_dtype(dtype))
         elif upcast_bool and (a.dtype == np.bool_ or (promote_integers and _narrow_int(a.dtype))):
@@ -61,8 +63,8 @@ def _identity(name, dtype):
         return 1
     if dtype == np.bool_:
         return name == "min"
-    big = np.inf if np.issubdtype(dtype, np.inexact) else dtypes.iinfo(dtype).max
-    low = -np.inf if np.issubdtype(dtype, np.inexact) else dtypes.iinfo(dtype).min
+    big = np.inf if dtypes.issubdtype(dtype, np.inexact) else dtypes.iinfo(dtype).max
+    low = -np.inf if dtypes.issubdtype(dtype, np.inexact) else dtypes.iinfo(dtype).min
     return low if name == "max" else big
 
 
@@ -106,8 +108,7 @@ def _boolean(name, lax_reduce):
     def reduce(a, axis=None, out=None, keepdims=False, *, where=None):
         check_arraylike(name, a)
         a = as_operand(a)
-        if a.dtype != np.bool_:
-            a = lax.ne(a, convert(0, a.dtype))
+        a = convert(a, np.bool_)  # strong bool, as JAX (nonzero is True)
         if where is not None:
             a = _masked(a, where, name == "all")
         axes = canonicalize_axes(axis, a.ndim)
@@ -134,7 +135,7 @@ def _normalizer(a, axis, keepdims, where, dtype):
 
 
 def _upcast_f16(dtype):
-    return np.dtype(np.float32) if np.dtype(dtype).itemsize < 4 and np.issubdtype(dtype, np.floating) else dtype
+    return np.dtype(np.float32) if np.dtype(dtype).itemsize < 4 and dtypes.issubdtype(dtype, np.floating) else dtype
 
 
 def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None, upcast_f16_for_computation=True):
@@ -165,7 +166,7 @@ def _var_dtypes(a_dtype, dtype):
     if dtype is not None:
         dtype = dtypes.canonicalize_dtype(dtype)
         return _upcast_f16(dtype), dtype
-    if not np.issubdtype(a_dtype, np.inexact):
+    if not dtypes.issubdtype(a_dtype, np.inexact):
         dtype = dtypes.to_inexact_dtype(a_dtype)
         return _upcast_f16(dtype), dtype
     return _upcast_f16(a_dtype), np.zeros((), a_dtype).real.dtype
@@ -223,7 +224,7 @@ def _cumulative(name, lax_fn, *, promote_integers=False, fill_nan=None):
         if axis is None or a.ndim == 0:
             a = lax.reshape(a, (a.size,))
         axis = canonicalize_axis(0 if axis is None else axis, a.ndim)
-        if fill_nan is not None and np.issubdtype(a.dtype, np.inexact):
+        if fill_nan is not None and dtypes.issubdtype(a.dtype, np.inexact):
             a = _where_nan(a, fill_nan)
         result_dtype = _cumulative_dtype(a.dtype, dtype, promote_integers)
         if result_dtype == np.bool_:
@@ -293,7 +294,7 @@ def _nan_reduction(name, reduction, fill, nan_if_all_nan):
     def fn(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
         check_arraylike(name, a)
         a = as_operand(a)
-        if not np.issubdtype(a.dtype, np.inexact):
+        if not dtypes.issubdtype(a.dtype, np.inexact):
             return reduction(a, axis, dtype, keepdims=keepdims, initial=initial, where=where)
         out = reduction(_where_nan(a, _identity(fill, a.dtype)), axis, dtype, keepdims=keepdims, initial=initial,
                         where=where)
@@ -324,7 +325,7 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
     """Mean of the non-NaN elements (NaN where there are none)."""
     check_arraylike("nanmean", a)
     a = as_operand(a)
-    if not np.issubdtype(a.dtype, np.inexact):
+    if not dtypes.issubdtype(a.dtype, np.inexact):
         return mean(a, axis, dtype, out, keepdims, where=where)
     dtype = dtypes.to_inexact_dtype(a.dtype) if dtype is None else dtypes.canonicalize_dtype(dtype)
     normalizer = sum(lax.eq(a, a), axis, dtype=dtype, keepdims=keepdims, where=where)
@@ -361,7 +362,7 @@ def _nan_arg_extreme(name, arg_fn, fill):
     def fn(a, axis=None, out=None, keepdims=None):
         check_arraylike(name, a)
         a = as_operand(a)
-        if not np.issubdtype(a.dtype, np.inexact):
+        if not dtypes.issubdtype(a.dtype, np.inexact):
             return arg_fn(a, axis, keepdims=keepdims)
         from ._ufuncs import where as select
         is_nan = lax.ne(a, a)

@@ -20,7 +20,7 @@ from ._util import check_arraylike, convert, promote_dtypes, promote_dtypes_inex
 def _less(x, y):
     """``x < y`` in the total order of sorting: NaN after every number."""
     lt = lax.lt(x, y)
-    if not np.issubdtype(x.dtype, np.inexact):
+    if not dtypes.issubdtype(x.dtype, np.inexact):
         return lt
     return lax.bitwise_or(lt, lax.bitwise_and(lax.ne(y, y), lax.eq(x, x)))
 

@@ -44,15 +44,65 @@ def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
     """Row-major reshape; one dimension may be -1."""
     check_arraylike("reshape", a)
     a = as_operand(a)
-    shape = newshape if shape is None else shape
-    if order != "C":
-        raise NotImplementedError("jnp.reshape supports only order='C'")
-    return lax.reshape(a, _resolve_shape(shape, a.size))
+    shape = _resolve_shape(newshape if shape is None else shape, a.size)
+    if order == "C":
+        return lax.reshape(a, shape)
+    if order == "F":
+        # Column-major: reverse the axes, reshape row-major to the reversed shape, reverse back.
+        # (JAX binds reshape[dimensions=...]; the dialect's reshape has no dimensions, so the
+        # first reversal is an explicit transpose.)
+        reverse = lambda x: lax.transpose(x, tuple(range(x.ndim))[::-1])
+        return reverse(lax.reshape(reverse(a), shape[::-1]))
+    if order == "A":
+        raise NotImplementedError("np.reshape order=A is not implemented.")
+    raise ValueError(f"Unexpected value for 'order' argument: {order}.")
 
 
 def ravel(a, order="C"):
+    """The array as 1-D, in row-major (``order='C'``) or column-major (``order='F'``) order."""
+    check_arraylike("ravel", a)
+    if order == "K":
+        raise NotImplementedError("Ravel not implemented for order='K'.")
     a = as_operand(a)
-    return lax.reshape(a, (a.size,))
+    return reshape(a, (a.size,), order)
+
+
+def _view(x, dtype=None, type=None):
+    """``Array.view``: the same bytes as ``dtype``, the last axis scaled by the ratio of item sizes (as JAX)."""
+    if type is not None:
+        raise NotImplementedError("`type` argument of array.view() is not supported.")
+    x = as_operand(x)
+    if dtype is None:
+        return x
+    dtype = dtypes.canonicalize_dtype(dtype)
+    bits_in, bits_out = x.dtype.itemsize * 8, dtype.itemsize * 8
+    if x.ndim == 0:
+        if bits_in != bits_out:
+            raise ValueError("view() of a 0d array is only supported if the itemsize is unchanged.")
+        return lax.squeeze(_view(lax.expand_dims(x, (0,)), dtype), (0,))
+    if (x.shape[-1] * bits_in) % bits_out != 0:
+        raise ValueError("When changing to a larger dtype, its size must be a divisor "
+                         "of the total size in bytes of the last axis of the array.")
+    if x.dtype == dtype:
+        return x
+    if x.dtype == np.bool_:
+        return _view(_astype(x, np.uint8), dtype)
+    if dtypes.issubdtype(x.dtype, np.complexfloating):
+        parts = stack([lax.real(x), lax.imag(x)], axis=-1)  # interleaved (real, imag) pairs
+        return _view(lax.reshape(parts, (*x.shape[:-1], x.shape[-1] * 2)), dtype)
+    if dtype == np.bool_:
+        return _astype(_view(x, np.uint8), np.bool_)
+    if dtypes.issubdtype(dtype, np.complexfloating):
+        from ._ufuncs import add, multiply
+        out = _astype(_view(x, dtypes.finfo(dtype).dtype), dtype)
+        return add(out[..., 0::2], multiply(1j, out[..., 1::2]))
+    if bits_in < bits_out:
+        factor = bits_out // bits_in
+        return lax.bitcast_convert_type(lax.reshape(x, (*x.shape[:-1], x.shape[-1] // factor, factor)), dtype)
+    out = lax.bitcast_convert_type(x, dtype)
+    if bits_in > bits_out:
+        return lax.reshape(out, (*out.shape[:-2], out.shape[-2] * out.shape[-1]))
+    return out
 
 
 def transpose(a, axes=None):

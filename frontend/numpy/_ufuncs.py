@@ -1,12 +1,16 @@
 """Elementwise ``irax.numpy`` functions: JAX's promotion, then one ``lax`` primitive (or a few)."""
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 
 from irax import dtypes, lax
 from irax.api import staged
+from irax.core import is_tracer
 
-from ._util import check_arraylike, convert, promote_args, promote_args_inexact, promote_dtypes, staged_as
+from ._util import (check_arraylike, convert, promote_args, promote_args_inexact, promote_args_numeric, promote_dtypes,
+                    promote_dtypes_numeric, promote_shapes, staged_as)
 
 
 def _unary_inexact(name, lax_fn):
@@ -158,37 +162,68 @@ def reciprocal(x, /):
 
 def floor(x, /):
     (x,) = promote_args("floor", x)
-    return x if not np.issubdtype(x.dtype, np.inexact) else lax.floor(x)
+    return x if not dtypes.issubdtype(x.dtype, np.inexact) else lax.floor(x)
 
 
 def ceil(x, /):
     (x,) = promote_args("ceil", x)
-    return x if not np.issubdtype(x.dtype, np.inexact) else lax.ceil(x)
+    return x if not dtypes.issubdtype(x.dtype, np.inexact) else lax.ceil(x)
 
 
 def trunc(x):
     (x,) = promote_args("trunc", x)
-    if not np.issubdtype(x.dtype, np.inexact):
+    if not dtypes.issubdtype(x.dtype, np.inexact):
         return x
     return where(lax.lt(x, convert(0, x.dtype)), lax.ceil(x), lax.floor(x))
 
 
+@staged_as("rint")
 def rint(x, /):
-    (x,) = promote_args_inexact("rint", x)
+    """Rounds half to even; integers and bools become the default float dtype (as ``jnp.rint``)."""
+    check_arraylike("rint", x)
+    x = lax._scalars.as_operand(x)
+    if x.dtype == np.bool_ or dtypes.issubdtype(x.dtype, np.integer):
+        return convert(x, dtypes.default_float_dtype())
+    if dtypes.issubdtype(x.dtype, np.complexfloating):
+        return lax.complex(rint(lax.real(x)), rint(lax.imag(x)))
     return lax.round(x, lax.RoundingMethod.TO_NEAREST_EVEN)
 
 
 def round(a, decimals=0, out=None):
-    """Rounds half to even, as ``jnp.round``."""
-    (a,) = promote_args("round", a)
-    if not np.issubdtype(a.dtype, np.inexact):
+    """Rounds half to even to ``decimals`` digits, as ``jnp.round`` (integers are returned as they are).
+
+    Raises:
+        NotImplementedError: for ``out``, or for negative ``decimals`` with an integer array.
+    """
+    check_arraylike("round", a)
+    if out is not None:
+        raise NotImplementedError("The 'out' argument to jnp.round is not supported.")
+    return _round(a, operator.index(decimals))
+
+
+@staged_as("round", static_argnums=(1,))
+def _round(a, decimals):
+    a = lax._scalars.as_operand(a)
+    dtype = a.dtype
+    if dtypes.issubdtype(dtype, np.integer):
         if decimals < 0:
             raise NotImplementedError("integer np.round not implemented for decimals < 0")
         return a
+    if decimals > np.log10(float(dtypes.finfo(dtype).max)):  # for bools, finfo raises as in JAX
+        return a  # rounding beyond the input precision is a no-op
+    if dtypes.issubdtype(dtype, np.complexfloating):
+        return lax.complex(_round_float(lax.real(a), decimals), _round_float(lax.imag(a), decimals))
+    return _round_float(a, decimals)
+
+
+def _round_float(x, decimals):
     if decimals == 0:
-        return lax.round(a, lax.RoundingMethod.TO_NEAREST_EVEN)
-    factor = convert(10.0 ** decimals, a.dtype, True)
-    return lax.div(lax.round(lax.mul(a, factor), lax.RoundingMethod.TO_NEAREST_EVEN), factor)
+        return lax.round(x, lax.RoundingMethod.TO_NEAREST_EVEN)
+    dtype = x.dtype
+    x = convert(x, np.float32) if dtype == np.float16 else x  # scaling in float16 loses too much
+    factor = convert(10 ** decimals, x.dtype, x.weak_type)
+    out = lax.div(lax.round(lax.mul(x, factor), lax.RoundingMethod.TO_NEAREST_EVEN), factor)
+    return convert(out, dtype) if dtype == np.float16 else out
 
 
 around = round
@@ -197,14 +232,14 @@ fix = trunc
 
 def isfinite(x, /):
     (x,) = promote_args("isfinite", x)
-    if not np.issubdtype(x.dtype, np.inexact):
+    if not dtypes.issubdtype(x.dtype, np.inexact):
         return lax.full_like(x, True, dtype=np.bool_)
     return lax.is_finite(x)
 
 
 def isinf(x, /):
     (x,) = promote_args("isinf", x)
-    if not np.issubdtype(x.dtype, np.inexact):
+    if not dtypes.issubdtype(x.dtype, np.inexact):
         return lax.full_like(x, False, dtype=np.bool_)
     return lax.eq(lax.abs(x), convert(np.inf, x.dtype))
 
@@ -266,11 +301,16 @@ def _bitwise(name, lax_fn):
 bitwise_and = _bitwise("bitwise_and", lax.bitwise_and)
 bitwise_or = _bitwise("bitwise_or", lax.bitwise_or)
 bitwise_xor = _bitwise("bitwise_xor", lax.bitwise_xor)
-left_shift = _bitwise("left_shift", lax.shift_left)
+
+
+def left_shift(x, y, /):
+    """``x << y``; booleans shift as int32 (as JAX)."""
+    return lax.shift_left(*promote_args_numeric("left_shift", x, y))
 
 
 def right_shift(x, y, /):
-    x, y = promote_args("right_shift", x, y)
+    """``x >> y``: logical for unsigned integers, arithmetic otherwise; booleans shift as int32."""
+    x, y = promote_args_numeric("right_shift", x, y)
     if np.issubdtype(x.dtype, np.unsignedinteger):
         return lax.shift_right_logical(x, y)
     return lax.shift_right_arithmetic(x, y)
@@ -300,9 +340,11 @@ def _where(condition, x, y):
     if not isinstance(condition, bool) and getattr(condition, "dtype", None) != np.bool_:
         condition = lax.ne(condition, convert(0, dtypes.dtype(condition)))
     x, y = promote_dtypes(x, y)
-    shape = np.broadcast_shapes(np.shape(condition) if not hasattr(condition, "shape") else condition.shape,
-                                x.shape, y.shape)
-    condition, x, y = (_broadcast_to(a, shape) for a in (lax._scalars.as_operand(condition), x, y))
+    condition = lax._scalars.as_operand(condition)
+    shape = np.broadcast_shapes(condition.shape, x.shape, y.shape)
+    x, y = _broadcast_to(x, shape), _broadcast_to(y, shape)
+    if condition.ndim:  # select_n takes a scalar condition as it is, as JAX's _where relies on
+        condition = _broadcast_to(condition, shape)
     return lax.select_n(condition, y, x)
 
 
@@ -316,29 +358,54 @@ def _broadcast_to(a, shape):
 
 
 def power(x1, x2, /):
-    """``x1 ** x2``; a static integer exponent becomes ``integer_pow`` (as JAX)."""
+    """``x1 ** x2``, as ``jnp.power``.
+
+    A concrete integer exponent (a Python, NumPy or unstaged irax integer, or a bool) becomes
+    ``integer_pow``; integer and boolean bases with array exponents use binary exponentiation in
+    int32 or wider; float and complex bases keep their dtype under an integer exponent array.
+    """
     check_arraylike("power", x1, x2)
-    if isinstance(x2, int) and not isinstance(x2, bool):
-        (x1,) = promote_args("power", x1)
-        return lax.integer_pow(x1, x2)
-    x1, x2 = promote_args("power", x1, x2)
-    if np.issubdtype(x1.dtype, np.integer):
-        shape = np.broadcast_shapes(x1.shape, x2.shape)
-        return _integer_power(_broadcast_to(x1, shape), _broadcast_to(x2, shape))
-    return lax.pow(x1, x2)
+    x1, x2 = (x.__jax_array__() if hasattr(x, "__jax_array__") else x for x in (x1, x2))
+    exponent = _concrete_index(x2)
+    if exponent is not None:
+        (x1,) = promote_dtypes_numeric(x1)
+        return lax.integer_pow(x1, exponent)
+    return _power(x1, x2)
 
 
 pow = power
 
 
-@staged
-def _integer_power(x, y):
-    acc = lax.full_like(x, 1)
-    for _ in range(np.dtype(x.dtype).itemsize * 8):
-        bit = lax.ne(lax.bitwise_and(y, convert(1, y.dtype)), convert(0, y.dtype))
-        acc = lax.select_n(bit, acc, lax.mul(acc, x))
-        x = lax.mul(x, x)
-        y = lax.shift_right_logical(y, convert(1, y.dtype))
+def _concrete_index(x):
+    if is_tracer(x):
+        return None
+    try:
+        return operator.index(x)
+    except TypeError:
+        return None
+
+
+def _power(x1, x2):
+    x1, x2 = promote_shapes(*(lax._scalars.as_operand(x) if isinstance(x, np.ndarray) else x for x in (x1, x2)))
+    x1_, x2_ = promote_args_numeric("power", x1, x2)
+    if np.issubdtype(x1_.dtype, np.integer):
+        return _pow_int_int(x1_, x2_)
+    d1, d2 = dtypes.dtype(x1, canonicalize=True), dtypes.dtype(x2, canonicalize=True)
+    if dtypes.issubdtype(d1, np.inexact) and np.issubdtype(d2, np.integer):
+        # JAX binds pow(float, int); the dialect's pow takes one dtype, so the exponent converts
+        # to the base's dtype, keeping its own weak type (the result is weak only if both are).
+        return lax.pow(convert(x1, d1, dtypes.is_weakly_typed(x1)), convert(x2, d1, dtypes.is_weakly_typed(x2)))
+    return lax.pow(x1_, x2_)
+
+
+def _pow_int_int(x1, x2):
+    """Binary exponentiation in six steps (any base above 1 overflows before 2**64), as JAX."""
+    zero, one = np.array(0, x2.dtype), np.array(1, x2.dtype)
+    acc = _where(lax.bitwise_and(lax.eq(x1, zero), lax.ne(x2, zero)), zero, one)
+    for _ in range(6):
+        acc = _where(lax.bitwise_and(x2, one), lax.mul(acc, x1), acc)
+        x1 = lax.mul(x1, x1)
+        x2 = lax.shift_right_logical(x2, one)
     return acc
 
 
@@ -349,25 +416,27 @@ def float_power(x, y, /):
 
 @staged
 def floor_divide(x1, x2, /):
-    """Integer division rounding towards negative infinity; float division then floor."""
-    x1, x2 = promote_args("floor_divide", x1, x2)
+    """Integer division rounding towards negative infinity; float division then floor; bools divide as int32."""
+    x1, x2 = promote_args_numeric("floor_divide", x1, x2)
     dtype = x1.dtype
     if np.issubdtype(dtype, np.unsignedinteger):
         return lax.div(x1, x2)
     if np.issubdtype(dtype, np.integer):
         quotient = lax.div(x1, x2)
         select = lax.bitwise_and(lax.ne(lax.sign(x1), lax.sign(x2)), lax.ne(lax.rem(x1, x2), convert(0, dtype)))
-        return _where(select, lax.sub(quotient, convert(1, dtype)), quotient)
+        return _where(select, lax.sub(quotient, 1), quotient)
+    if np.issubdtype(dtype, np.complexfloating):
+        raise TypeError("floor_divide does not support complex-valued inputs")
     return _float_divmod(x1, x2)[0]
 
 
 @staged
 def remainder(x1, x2, /):
-    """Remainder with the sign of the divisor (Python's ``%``)."""
-    x1, x2 = promote_args("remainder", x1, x2)
+    """Remainder with the sign of the divisor (Python's ``%``); bools divide as int32."""
+    x1, x2 = promote_args_numeric("remainder", x1, x2)
     zero = convert(0, x1.dtype)
     if np.issubdtype(x1.dtype, np.integer):
-        x2 = _where(lax.eq(x2, zero), convert(1, x1.dtype), x2)
+        x2 = _where(lax.eq(x2, zero), lax.full_like(x2, 1), x2)
     trunc_mod = lax.rem(x1, x2)
     trunc_mod_not_zero = lax.ne(trunc_mod, zero)
     do_plus = lax.bitwise_and(lax.ne(lax.lt(trunc_mod, zero), lax.lt(x2, zero)), trunc_mod_not_zero)
@@ -382,8 +451,10 @@ def fmod(x1, x2, /):
     return lax.rem(x1, x2)
 
 
+@staged
 def divmod(x1, x2, /):
-    x1, x2 = promote_args("divmod", x1, x2)
+    """``(x1 // x2, x1 % x2)``; bools divide as int32."""
+    x1, x2 = promote_args_numeric("divmod", x1, x2)
     if np.issubdtype(x1.dtype, np.integer):
         return floor_divide(x1, x2), remainder(x1, x2)
     return _float_divmod(x1, x2)
@@ -395,7 +466,7 @@ def _float_divmod(x1, x2):
     div = lax.div(_where(lax.eq(x2, convert(0, x2.dtype)), x1, lax.sub(x1, mod)), x2)
     ind = lax.bitwise_and(lax.ne(mod, convert(0, mod.dtype)), lax.ne(lax.sign(x2), lax.sign(mod)))
     mod = lax.select_n(ind, mod, lax.add(mod, x2))
-    div = lax.select_n(ind, div, lax.sub(div, convert(1, div.dtype)))
+    div = lax.select_n(ind, div, lax.sub(div, 1.0))
     return lax.round(div), mod
 
 
@@ -486,7 +557,7 @@ def clip(arr=None, /, min=None, max=None, *, a=None, a_min=None, a_max=None):
 
 def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
     (x,) = promote_args("nan_to_num", x)
-    if not np.issubdtype(x.dtype, np.inexact):
+    if not dtypes.issubdtype(x.dtype, np.inexact):
         return x
     info = dtypes.finfo(x.dtype)
     posinf = info.max if posinf is None else posinf
@@ -525,7 +596,7 @@ def angle(z, deg=False):
 @staged_as("angle", static_argnums=(1,))
 def _angle(z, deg):
     re, im = real(z), imag(z)
-    if not np.issubdtype(re.dtype, np.inexact) or (np.issubdtype(re.dtype, np.floating) and re.ndim == 0):
+    if not dtypes.issubdtype(re.dtype, np.inexact) or (dtypes.issubdtype(re.dtype, np.floating) and re.ndim == 0):
         re, im = convert(re, dtypes.default_float_dtype()), convert(im, dtypes.default_float_dtype())
     result = lax.atan2(im, re)
     return rad2deg(result) if deg else result
@@ -588,7 +659,7 @@ def _normalize_float(x, int_type, info):
 def ldexp(x1, x2, /):
     """``x1 * 2**x2`` without intermediate overflow (the exponent is applied after ``frexp``)."""
     check_arraylike("ldexp", x1, x2)
-    if np.issubdtype(dtypes.dtype(x1), np.complexfloating) or np.issubdtype(dtypes.dtype(x2), np.inexact):
+    if np.issubdtype(dtypes.dtype(x1), np.complexfloating) or dtypes.issubdtype(dtypes.dtype(x2), np.inexact):
         raise ValueError(f"ldexp not supported for input types {(dtypes.dtype(x1), dtypes.dtype(x2))}")
     (x1,) = promote_args_inexact("ldexp", x1)
     x2 = convert(lax._scalars.as_operand(x2), x1.dtype)

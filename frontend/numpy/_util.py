@@ -32,6 +32,13 @@ def promote_dtypes(*args):
     return [convert(a, dtype, weak) for a in args]
 
 
+def promote_dtypes_numeric(*args):
+    """As ``promote_dtypes``, but booleans become int32 (JAX's ``to_numeric_dtype``)."""
+    dtype, weak = dtypes.result_type(*args, return_weak_type_flag=True)
+    dtype = np.dtype(np.int32) if dtype == np.bool_ else dtype
+    return [convert(a, dtype, weak) for a in args]
+
+
 def promote_dtypes_inexact(*args):
     if len(args) == 1 and isinstance(args[0], (Array, Tracer)) and args[0].dtype.kind in "fcV":
         return list(args)
@@ -47,7 +54,7 @@ def promote_shapes(*args):
     nd = max(np.ndim(a) if not hasattr(a, "ndim") else a.ndim for a in args)
     out = []
     for a in args:
-        if a.ndim != nd and a.ndim != 0:
+        if getattr(a, "ndim", 0) not in (nd, 0):
             a = lax.broadcast_in_dim(a, (1,) * (nd - a.ndim) + tuple(a.shape), tuple(range(nd - a.ndim, nd)))
         out.append(a)
     return out
@@ -58,6 +65,11 @@ def promote_args(name, *args):
         return list(args)
     check_arraylike(name, *args)
     return promote_shapes(*promote_dtypes(*args))
+
+
+def promote_args_numeric(name, *args):
+    check_arraylike(name, *args)
+    return promote_shapes(*promote_dtypes_numeric(*args))
 
 
 def promote_args_inexact(name, *args):
