@@ -17,10 +17,14 @@ from irax.ir.errors import CompileError
 
 @functools.lru_cache(maxsize=None)
 def host_cpu_flags() -> tuple[str, ...]:
+    """llvm-cpu for this CPU. f64 is kept (IREE demotes it to f32 by default); multi-use fusion
+    is off because, with IREE's constant hoisting, it wired a dispatch to another's result in a
+    complex128 program (a silent wrong answer); it costs the bench little either way."""
     return ("--iree-hal-target-device=local", "--iree-hal-local-target-device-backends=llvm-cpu",
             "--iree-llvmcpu-target-cpu=host", "--iree-opt-data-tiling",
             "--iree-opt-const-expr-hoisting=false", "--iree-input-type=stablehlo",
-            "--iree-llvmcpu-reassociate-fp-reductions=true", "--iree-input-demote-f64-to-f32=false")
+            "--iree-llvmcpu-reassociate-fp-reductions=true", "--iree-input-demote-f64-to-f32=false",
+            "--iree-dispatch-creation-fuse-multi-use=false")
 
 
 @functools.lru_cache(maxsize=None)

@@ -76,11 +76,11 @@ ORDERED = (np.integer, np.floating, np.bool_)
 _bool = lambda dt: np.dtype(np.bool_)
 
 for _name in ("exp", "exp2", "log", "expm1", "log1p", "tanh", "logistic", "sin", "cos", "tan",
-              "sqrt", "rsqrt", "cbrt"):
+              "sqrt", "rsqrt"):
     declare(_name, 1, S.nary(INEXACT), doc=f"Elementwise {_name}.")
 for _name in ("asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh"):
     declare(_name, 1, S.nary(INEXACT), doc=f"Elementwise {_name}.")
-for _name in ("floor", "ceil", "erf", "erfc", "erf_inv", "lgamma", "digamma"):
+for _name in ("floor", "ceil", "erf", "erfc", "erf_inv", "lgamma", "digamma", "cbrt"):
     declare(_name, 1, S.nary(FLOAT), doc=f"Elementwise {_name}.")
 for _name in ("neg", "sign", "square", "stop_gradient"):
     declare(_name, 1, S.nary(NUMBER), doc=f"Elementwise {_name}.")

@@ -437,13 +437,8 @@ def _jax_operator_outcomes():
     return jax_outcomes(binary | unary)
 
 
-def _operator_params():
-    for symbol in BINARY_OPERATORS:
-        for lhs, rhs in OPERAND_PAIRS:
-            yield pytest.param(symbol, lhs, rhs, id=f"{lhs} {symbol} {rhs}")
-
-
-@pytest.mark.parametrize("symbol, lhs, rhs", _operator_params())
+@pytest.mark.parametrize("symbol, lhs, rhs", [pytest.param(symbol, lhs, rhs, id=f"{lhs} {symbol} {rhs}")
+                                               for symbol in BINARY_OPERATORS for lhs, rhs in OPERAND_PAIRS])
 def test_binary_operator_matches_jax(symbol, lhs, rhs):
     """Result dtype and weak type follow JAX's promotion with scalars and NumPy values on either side."""
     op = BINARY_OPERATORS[symbol]
@@ -458,14 +453,9 @@ def test_binary_operators_on_jitted_arrays(symbol, lhs, rhs):
                   _jax_operator_outcomes()[symbol, lhs, rhs])
 
 
-def _unary_params():
-    for symbol in UNARY_OPERATORS:
-        for name in ARRAY_OPERANDS:
-            yield pytest.param(symbol, name, id=f"{symbol}{name}")
-
-
 @pytest.mark.parametrize("origin", ORIGINS)
-@pytest.mark.parametrize("symbol, name", _unary_params())
+@pytest.mark.parametrize("symbol, name", [pytest.param(symbol, name, id=f"{symbol}{name}")
+                                          for symbol in UNARY_OPERATORS for name in ARRAY_OPERANDS])
 def test_unary_operator_matches_jax(symbol, name, origin):
     op = UNARY_OPERATORS[symbol]
     check_outcome(lambda: op(operand(name, inp, origin)), _jax_operator_outcomes()[symbol, name])
@@ -615,7 +605,7 @@ def _jax_method_outcomes():
 
 
 @pytest.mark.parametrize("origin", ORIGINS)
-@pytest.mark.parametrize("index", _method_params())
+@pytest.mark.parametrize("index", list(_method_params()))
 def test_method_matches_jax(index, origin):
     name, method, args, kwargs = METHOD_CALLS[index]
     check_outcome(lambda: _call(sample(name, origin), inp, method, args, kwargs), _jax_method_outcomes()[index])
