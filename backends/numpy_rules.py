@@ -36,12 +36,7 @@ def elementwise(name, fn):
 
     def binary(x, y):
         return fn(_widen(x), _widen(y))
-    RULES[name] = binary if fn in _BINARY else unary
-
-
-_BINARY = {np.add, np.subtract, np.multiply, np.maximum, np.minimum, np.arctan2, np.nextafter, np.equal,
-           np.not_equal, np.less, np.less_equal, np.greater, np.greater_equal, np.bitwise_and, np.bitwise_or,
-           np.bitwise_xor}
+    RULES[name] = binary if getattr(fn, "nin", 1) == 2 else unary
 
 
 for _name, _fn in {

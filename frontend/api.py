@@ -232,6 +232,10 @@ def _as_tuple(x):
     return tuple(x)
 
 
+def _as_names(x):
+    return (x,) if isinstance(x, str) else _as_tuple(x)
+
+
 def eval_shape(fun, *args, **kwargs):
     """Shapes and dtypes of ``fun``'s outputs, found by tracing alone."""
     traced = trace(fun, args, kwargs, purpose="eval_shape")
@@ -261,10 +265,9 @@ class JitWrapped:
         functools.update_wrapper(self, fun)
         self._fun = fun
         self._static_argnums = _as_tuple(static_argnums)
-        self._static_argnames = _as_tuple(static_argnames) if not isinstance(static_argnames, str) \
-            else (static_argnames,)
+        self._static_argnames = _as_names(static_argnames)
         self._donate_argnums = _as_tuple(donate_argnums)
-        self._donate_argnames = (donate_argnames,) if isinstance(donate_argnames, str) else _as_tuple(donate_argnames)
+        self._donate_argnames = _as_names(donate_argnames)
         self._cache = {}
         self._nested = weakref.WeakKeyDictionary()
         self._has_statics = bool(self._static_argnums or self._static_argnames)
@@ -391,5 +394,4 @@ def jit(fun=None, *, static_argnums=None, static_argnames=None, donate_argnums=N
                                  donate_argnums=donate_argnums, donate_argnames=donate_argnames)
     if not callable(fun):
         raise TypeError(f"Expected a callable value, got {fun}")
-    return JitWrapped(fun, _as_tuple(static_argnums), _as_tuple(static_argnames) if not isinstance(
-        static_argnames, str) else (static_argnames,), _as_tuple(donate_argnums), _as_tuple(donate_argnames))
+    return JitWrapped(fun, static_argnums, static_argnames, donate_argnums, donate_argnames)

@@ -125,16 +125,6 @@ def join(sep: Doc, docs: Iterable[Doc]) -> Doc:
     return _Concat(out)
 
 
-def keyword(doc: Doc) -> Doc:
-    """JAX colors keywords; with colors off that is the document itself."""
-    return doc
-
-
-def type_annotation(doc: Doc) -> Doc:
-    """JAX colors type annotations; with colors off that is the document itself."""
-    return doc
-
-
 def _emit_flat(doc: Doc, out: list[str]) -> None:
     """Appends ``doc`` with every break as its text; nothing inside can break."""
     stack = [doc]

@@ -1163,12 +1163,17 @@ _RULES = {**{(name, F64): _real_rule(fn) for name, fn in _REAL.items()},
 NAMES = sorted({name for name, _ in _RULES})
 
 
+def expand(ctx, name, dtype, shape, xs):
+    """``name`` of the ``dtype`` values ``xs``, all of ``shape``, as StableHLO at ``ctx``'s insertion point."""
+    return _RULES[(name, dtype)](_Emitter(ctx.loc, ctx.ip, shape), *xs)
+
+
 def lowering(name, fallback):
     """The lowering rule of ``name``: an expansion here for float64/complex128 results, else ``fallback``."""
     def lower(ctx, *xs, **params):
         out = ctx.result_avals[0]
-        rule = _RULES.get((name, np.dtype(out.dtype)))
-        if rule is None:
+        dtype = np.dtype(out.dtype)
+        if (name, dtype) not in _RULES:
             return fallback(ctx, *xs, **params)
-        return rule(_Emitter(ctx.loc, ctx.ip, out.shape), *(ctx.broadcast(x, out.shape) for x in xs))
+        return expand(ctx, name, dtype, out.shape, [ctx.broadcast(x, out.shape) for x in xs])
     return lower

@@ -119,41 +119,13 @@ for _name, _hlo in {
 
 @lowering("pow")
 def _pow(ctx, x, y):
-    """IEEE pow from ``exp(y * log|x|)`` in float64, then its sign and special cases.
-
-    IREE's ``stablehlo.power`` is NaN for every negative base and for ``y == 0``,
-    and its float32 result is off by an ulp where NumPy's and XLA's are exact.
-    """
+    """Real pow in float64 by f64_math's IEEE expansion, then rounded to the result type: IREE's
+    ``stablehlo.power`` is NaN for every negative base and for ``y == 0``, and an ulp off in float32."""
     out = ctx.result_avals[0]
     if issubdtype(out.dtype, np.complexfloating):
         return _elementwise("stablehlo.power")(ctx, x, y)
-    f64 = np.dtype(np.float64)
-    x, y = (_convert_to(ctx, ctx.broadcast(v, out.shape), f64) for v in (x, y))
-    t, bool_t = tensor_type(out.shape, f64), tensor_type(out.shape, np.dtype(np.bool_))
-
-    def op(name, *operands, rtype=t):
-        return ctx.emit1(name, list(operands), rtype)
-
-    def both(a, b):
-        return op("stablehlo.and", a, b, rtype=bool_t)
-
-    def either(a, b):
-        return op("stablehlo.or", a, b, rtype=bool_t)
-
-    def const(v):
-        return ctx.constant(v, f64, out.shape)
-
-    magnitude = op("stablehlo.exponential", op("stablehlo.multiply", y, op("stablehlo.log", op("stablehlo.abs", x))))
-    integral = compare(ctx, op("stablehlo.floor", y), y, "EQ")
-    half = op("stablehlo.multiply", y, const(0.5))
-    odd = both(integral, compare(ctx, op("stablehlo.floor", half), half, "NE"))
-    result = op("stablehlo.select", both(_signbit(ctx, x), odd), op("stablehlo.negate", magnitude), magnitude)
-    negative = both(compare(ctx, x, const(0), "LT"), _is_finite(ctx, x))
-    result = op("stablehlo.select", both(negative, op("stablehlo.not", integral, rtype=bool_t)), const(np.nan), result)
-    infinite_y = op("stablehlo.not", _is_finite(ctx, y), rtype=bool_t)
-    one = either(either(compare(ctx, y, const(0), "EQ"), compare(ctx, x, const(1), "EQ")),
-                 both(compare(ctx, x, const(-1), "EQ"), both(infinite_y, compare(ctx, y, y, "EQ"))))
-    return _convert_to(ctx, op("stablehlo.select", one, const(1), result), out.dtype)
+    wide = [_convert_to(ctx, ctx.broadcast(v, out.shape), np.dtype(np.float64)) for v in (x, y)]
+    return _convert_to(ctx, f64_math.expand(ctx, "pow", np.dtype(np.float64), out.shape, wide), out.dtype)
 
 
 def _signbit(ctx, x):

@@ -36,6 +36,11 @@ def _rt():
 class Device:
     """One HAL device of a driver, with its VM instance."""
 
+    id = 0
+    process_index = 0
+    platform = "cpu"
+    device_kind = "cpu"
+
     def __init__(self, driver: str):
         rt = _rt()
         try:
@@ -60,11 +65,6 @@ class Device:
         buffer = self._allocator.allocate_buffer_copy(
             memory_type=self._memory_type, allowed_usage=self._usage, device=self.hal_device, buffer=raw)
         return self._rt.HalBufferView(buffer, list(array.shape), self._element_types[array.dtype])
-
-    id = 0
-    process_index = 0
-    platform = "cpu"
-    device_kind = "cpu"
 
     def __repr__(self):
         return f"CpuDevice(id=0, driver={self.driver!r})"
