@@ -49,7 +49,7 @@ for _name, _fn in {
     "logistic": lambda x: 1 / (1 + np.exp(-x)), "rsqrt": lambda x: 1 / np.sqrt(x),
     "erf": special.erf, "erfc": special.erfc, "erf_inv": special.erf_inv, "lgamma": special.lgamma,
     "digamma": special.digamma,
-    "add": np.add, "sub": np.subtract, "mul": np.multiply, "max": np.maximum, "min": np.minimum,
+    "add": np.add, "add_any": np.add, "sub": np.subtract, "mul": np.multiply, "max": np.maximum, "min": np.minimum,
     "atan2": np.arctan2, "nextafter": np.nextafter,
     "eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal, "gt": np.greater,
     "ge": np.greater_equal, "and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor,
@@ -368,7 +368,7 @@ RULES["cumlogsumexp"] = _cumulative(np.logaddexp)
 
 
 @rule("literal")
-def _literal(*, value):
+def _literal(*, value, weak_type=None):
     return np.asarray(value)
 
 

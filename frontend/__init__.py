@@ -8,6 +8,7 @@ on NumPy, and the compiler is imported the first time something is traced.
 from __future__ import annotations
 
 from . import dtypes, errors, tree_util
+from .ad import grad, jvp, linearize, value_and_grad, vjp
 from .api import ShapeDtypeStruct, eval_shape, jit, make_jaxpr
 from .array import Array
 from .config import config
@@ -18,5 +19,5 @@ from . import lax, nn, numpy
 __version__ = "0.1.0"
 
 __all__ = ["Array", "ShapeDtypeStruct", "Tracer", "config", "default_backend", "device_get", "device_put",
-           "devices", "dtypes", "errors", "eval_shape", "jit", "lax", "local_devices", "make_jaxpr", "nn", "numpy",
-           "tree_util"]
+           "devices", "dtypes", "errors", "eval_shape", "grad", "jit", "jvp", "lax", "linearize", "local_devices",
+           "make_jaxpr", "nn", "numpy", "tree_util", "value_and_grad", "vjp"]

@@ -2,16 +2,14 @@
 from __future__ import annotations
 
 import functools
-import inspect
 import itertools
-import operator
 import weakref
 
 import numpy as np
 
-from irax.ir import dialect, printer
+from irax.ir import printer
 from irax.ir.avals import ShapedArray
-from irax.ir.jaxpr_view import NUM_CONSTS_ATTR, view
+from irax.ir.jaxpr_view import view
 from irax.ir.mlir import context, ir, scope
 
 from . import core, dtypes, tree_util
@@ -77,14 +75,18 @@ def _fun_name(fun) -> str:
     return getattr(fun, "__name__", None) or type(fun).__name__
 
 
-def trace(fun, args, kwargs, *, purpose, module=None, func_name="main", private=False) -> Traced:
-    """Traces ``fun(*args, **kwargs)`` (array leaves abstract) into a new ``func.func``."""
+def trace(fun, args, kwargs, *, purpose, module=None, func_name="main", private=False, concrete=False) -> Traced:
+    """Traces ``fun(*args, **kwargs)`` (array leaves abstract) into a new ``func.func``; ``concrete`` tracers
+    also carry the arguments' values where all of them have one."""
     leaves, in_tree = tree_util.tree_flatten((args, kwargs))
     in_avals = [abstractify(x, f"argument {i}") for i, x in enumerate(leaves)]
     module = module if module is not None else core.new_module()
     parent = core.current_trace()
+    values = [_host_value(x) for x in leaves] if concrete else None
+    if values is not None and any(v is None for v in values):
+        values = None
     t = core.JaxprTrace(module, func_name, [a for a in in_avals], fun_name=_fun_name(fun), purpose=purpose,
-                        parent=parent)
+                        parent=parent, concrete_args=values)
     if private:
         t.func.attributes["sym_visibility"] = ir.StringAttr.get("private", context=context())
     core.push_trace(t)
@@ -98,6 +100,13 @@ def trace(fun, args, kwargs, *, purpose, module=None, func_name="main", private=
         finally:
             core.pop_trace(t)
     return Traced(module, func_name, t.closure, in_avals, out_avals, in_tree, out_tree, _fun_name(fun))
+
+
+def _host_value(x):
+    if isinstance(x, core.Tracer):
+        return x.concrete
+    from .array import to_numpy
+    return to_numpy(x)
 
 
 def _check_outputs(fun, leaves):

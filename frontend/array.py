@@ -41,6 +41,12 @@ class Array(ArrayMethods):
         self._sig = aval
         return self
 
+    def _with_aval(self, aval: ShapedArray) -> "Array":
+        """The same buffer seen with another aval of the same shape and dtype (a weak-type change)."""
+        new = object.__new__(type(self))
+        new._npy, new._buf, new.aval, new._sig = self._npy, self._buf, aval, aval
+        return new
+
     shape = property(lambda self: self.aval.shape)
     dtype = property(lambda self: self.aval.dtype)
     ndim = property(lambda self: len(self.aval.shape))

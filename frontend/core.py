@@ -85,15 +85,20 @@ def note_user_line(exc: BaseException) -> BaseException:
 
 
 class Tracer(ArrayMethods):
-    """A value under trace: an abstract value plus the ``ir.Value`` holding it."""
+    """A value under trace: an abstract value plus the ``ir.Value`` holding it.
 
-    __slots__ = ("_trace", "aval", "value")
+    Under eager ``grad`` it also carries its ``concrete`` host value, so that
+    Python control flow on values works as in JAX.
+    """
+
+    __slots__ = ("_trace", "aval", "value", "concrete")
     __array_priority__ = 1000
 
-    def __init__(self, trace, aval: ShapedArray, value):
+    def __init__(self, trace, aval: ShapedArray, value, concrete=None):
         self._trace = trace
         self.aval = aval
         self.value = value
+        self.concrete = concrete
 
     shape = property(lambda self: self.aval.shape)
     dtype = property(lambda self: self.aval.dtype)
@@ -111,6 +116,8 @@ class Tracer(ArrayMethods):
                 "Python because it depends on the value of an argument.")
 
     def __bool__(self):
+        if self.concrete is not None:
+            return bool(self.concrete)
         raise errors.TracerBoolConversionError(
             f"Attempted boolean conversion of {self._describe()}.{self._context_message()}")
 
@@ -121,15 +128,23 @@ class Tracer(ArrayMethods):
             f"try using `x.astype({fn})` or `jnp.array(x, {fn})` instead.{self._context_message()}\n")
 
     def __float__(self):
+        if self.concrete is not None:
+            return float(self.concrete)
         raise self._concretization("float")
 
     def __complex__(self):
+        if self.concrete is not None:
+            return complex(self.concrete)
         raise self._concretization("complex")
 
     def __int__(self):
+        if self.concrete is not None:
+            return int(self.concrete)
         raise self._concretization("int")
 
     def __index__(self):
+        if self.concrete is not None and self.aval.dtype.kind in "iub":
+            return int(self.concrete)
         raise errors.TracerIntegerConversionError(
             f"The __index__() method was called on {self._describe()}.{self._context_message()}")
 
@@ -145,9 +160,13 @@ class Tracer(ArrayMethods):
         return f"Traced<{self.aval.str_short()}>with<{type(self._trace).__name__}>"
 
     def item(self, *args):
+        if self.concrete is not None:
+            return self.concrete.item(*args)
         raise self._concretization("item")
 
     def tolist(self):
+        if self.concrete is not None:
+            return self.concrete.tolist()
         raise self._concretization("tolist")
 
 
@@ -218,8 +237,10 @@ class JaxprTrace:
 
     _levels = itertools.count(1)
 
-    def __init__(self, module, func_name: str, in_avals, *, fun_name="<fn>", purpose="jit", parent=None):
+    def __init__(self, module, func_name: str, in_avals, *, fun_name="<fn>", purpose="jit", parent=None,
+                 concrete_args=None):
         self.module = module
+        self.concrete = concrete_args is not None
         self.parent = parent
         self.fun_name = fun_name
         self.purpose = purpose
@@ -234,7 +255,8 @@ class JaxprTrace:
                                       ip=ir.InsertionPoint(module.body))
             self.block = self.func.add_entry_block()
         self.ip = ir.InsertionPoint(self.block)
-        self.in_tracers = [Tracer(self, a, v) for a, v in zip(in_avals, self.block.arguments)]
+        self.in_tracers = [Tracer(self, a, v, c) for a, v, c in
+                           zip(in_avals, self.block.arguments, concrete_args or [None] * len(in_avals))]
         self.closure = []           # what the trailing arguments are bound to: constants or outer tracers
         self._closure_args = {}     # id(object) -> (object, block argument)
 
@@ -245,7 +267,18 @@ class JaxprTrace:
         op = ir.Operation.create(opdef.mlir_name, results=[dialect.tensor_type_of(a) for a in avals_out],
                                  operands=values, attributes=dialect.encode_params(opdef, params),
                                  loc=user_location(), ip=self.ip)
-        return [Tracer(self, aval, r) for aval, r in zip(avals_out, op.results)]
+        concrete = self._evaluate(opdef, args, params, avals_out) if self.concrete else [None] * len(avals_out)
+        return [Tracer(self, aval, r, c) for aval, r, c in zip(avals_out, op.results, concrete)]
+
+    def _evaluate(self, opdef, args, params, avals_out):
+        """The results' host values, when every operand has one (eager ``grad``)."""
+        arrays = []
+        for a in args:
+            value = a.concrete if isinstance(a, Tracer) else _to_numpy(a)
+            if value is None:
+                return [None] * len(avals_out)
+            arrays.append(value)
+        return numpy_rules.evaluate(opdef.name, arrays, params, avals_out)
 
     def _aval(self, arg, value):
         aval = getattr(arg, "aval", None)
@@ -263,12 +296,13 @@ class JaxprTrace:
         from .array import to_numpy
         array = to_numpy(x)
         if array.shape == ():
-            return self.literal(array)
+            return self.literal(array, dtypes.is_weakly_typed(x))
         return self._const(x, array)
 
-    def literal(self, array):
+    def literal(self, array, weak_type=False):
+        params = {"value": array, "weak_type": True if weak_type else None}
         op = ir.Operation.create("jaxpr.literal", results=[dialect.tensor_type(array.shape, array.dtype)],
-                                 attributes=dialect.encode_params(ops.OPS["literal"], {"value": array}),
+                                 attributes=dialect.encode_params(ops.OPS["literal"], params),
                                  loc=user_location(), ip=self.ip)
         return op.result
 
@@ -292,7 +326,12 @@ class JaxprTrace:
         op = ir.Operation.create("jaxpr.pjit", results=[dialect.tensor_type_of(a) for a in traced.out_avals],
                                  operands=values, attributes=dialect.encode_params(ops.OPS["pjit"], params),
                                  loc=user_location(), ip=self.ip)
-        return [Tracer(self, aval, r) for aval, r in zip(traced.out_avals, op.results)]
+        concrete = [None] * len(traced.out_avals)
+        arrays = [o.concrete if isinstance(o, Tracer) else _to_numpy(o) for o in operands]
+        if self.concrete and all(a is not None for a in arrays):
+            from irax.backends import interpreter
+            concrete = interpreter.evaluate(self.module, arrays, traced.func_name)
+        return [Tracer(self, aval, r, c) for aval, r, c in zip(traced.out_avals, op.results, concrete)]
 
     def finish(self, outs):
         """Ends the function with ``outs``; returns their avals (weak types kept)."""

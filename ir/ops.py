@@ -101,6 +101,7 @@ declare("conj", 1, S.nary((np.complexfloating,)), Param("input_dtype", P.Fixed(N
 for _name in ("add", "sub", "mul", "div", "rem", "max", "min"):
     declare(_name, 2, S.nary({"max": ANY, "min": ANY, "rem": (np.integer, np.floating)}.get(_name, NUMBER)),
             doc=f"Elementwise {_name} of two operands of one dtype.")
+declare("add_any", 2, S.nary(NUMBER), doc="Adds two tangents or cotangents (autodiff's accumulation).")
 for _name in ("pow", "atan2", "nextafter"):
     declare(_name, 2, S.nary(INEXACT if _name == "pow" else FLOAT), doc=f"Elementwise {_name}.")
 for _name in ("eq", "ne", "lt", "le", "gt", "ge"):
@@ -159,7 +160,8 @@ for _name in ("cumsum", "cumprod", "cummax", "cummin", "cumlogsumexp"):
             doc=f"Inclusive {_name[3:]} scan along an axis.")
 declare("pjit", VARIADIC, None, Param("name", P.STR), Param("callee", P.SYMBOL),
         first_params=("name",), doc="Calls another function of the module (a nested jit).")
-declare("literal", 0, S.literal, Param("value", P.SCALAR), doc="A scalar constant; printed inline as JAX's literals are.")
+declare("literal", 0, S.literal, Param("value", P.SCALAR), Param("weak_type", P.Optional(P.BOOL)),
+        doc="A scalar constant; printed inline as JAX's literals are. weak_type marks a Python scalar's.")
 
 TRIVIAL_PRINT_NAMES = {"pjit": "jit"}
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from irax.ir.verify import verify_module
 
-from . import simplify, to_stablehlo
+from . import jvp, linearize, simplify, to_stablehlo, transpose
 from .registry import PASSES, register_pass, run_pipeline
 
 register_pass("jaxpr-verify", "Checks every jaxpr op against its declaration in the op table")(verify_module)
@@ -12,4 +12,5 @@ register_pass("jaxpr-to-stablehlo", "Lowers every jaxpr op to StableHLO (one rul
 
 COMPILE_PIPELINE = "builtin.module(jaxpr-inline,jaxpr-dce,jaxpr-cse,jaxpr-to-stablehlo)"
 
-__all__ = ["PASSES", "COMPILE_PIPELINE", "register_pass", "run_pipeline", "simplify", "to_stablehlo"]
+__all__ = ["PASSES", "COMPILE_PIPELINE", "jvp", "linearize", "register_pass", "run_pipeline", "simplify",
+           "to_stablehlo", "transpose"]

@@ -9,20 +9,13 @@ from __future__ import annotations
 from irax.ir.jaxpr_view import body_ops
 from irax.ir.mlir import ir
 
+from .funcs import functions, symbols
 from .registry import register_pass
-
-
-def functions(module):
-    return [op for op in module.body.operations if op.operation.name == "func.func"]
-
-
-def _symbols(module):
-    return {ir.StringAttr(f.attributes["sym_name"]).value: f for f in functions(module)}
 
 
 @register_pass("jaxpr-inline", "Inlines every jaxpr.pjit call (nested jit) into its caller")
 def inline(module):
-    table = _symbols(module)
+    table = symbols(module)
     changed = True
     while changed:
         changed = False
@@ -30,12 +23,12 @@ def inline(module):
             for op in body_ops(func):
                 if op.name == "jaxpr.pjit":
                     callee = table[ir.FlatSymbolRefAttr(op.attributes["callee"]).value]
-                    _inline_call(op, callee)
+                    inline_call(op, callee)
                     changed = True
     _erase_unreferenced(module)
 
 
-def _inline_call(call, callee):
+def inline_call(call, callee):
     ip = ir.InsertionPoint(call)
     mapping = dict(zip(callee.regions[0].blocks[0].arguments, call.operands))
     for op in body_ops(callee):

@@ -107,7 +107,8 @@ for _name, _hlo in {
     "asinh": "chlo.asinh", "acosh": "chlo.acosh", "atanh": "chlo.atanh", "erf": "chlo.erf", "erfc": "chlo.erfc",
     "erf_inv": "chlo.erf_inv", "lgamma": "chlo.lgamma", "digamma": "chlo.digamma", "not": "stablehlo.not",
     "population_count": "stablehlo.popcnt", "clz": "stablehlo.count_leading_zeros", "real": "stablehlo.real",
-    "imag": "stablehlo.imag", "add": "stablehlo.add", "sub": "stablehlo.subtract", "mul": "stablehlo.multiply",
+    "imag": "stablehlo.imag", "add": "stablehlo.add", "add_any": "stablehlo.add", "sub": "stablehlo.subtract",
+    "mul": "stablehlo.multiply",
     "div": "stablehlo.divide", "rem": "stablehlo.remainder", "pow": "stablehlo.power", "max": "stablehlo.maximum",
     "min": "stablehlo.minimum", "nextafter": "chlo.next_after",
     "and": "stablehlo.and", "or": "stablehlo.or", "xor": "stablehlo.xor", "shift_left": "stablehlo.shift_left",
@@ -551,7 +552,7 @@ def _logaddexp_body(ctx, op, t):
 
 
 @lowering("literal")
-def _literal(ctx, *, value):
+def _literal(ctx, *, value, weak_type=None):
     t = ctx.op.results[0].type
     return ctx.emit("stablehlo.constant", [], [t], {"value": dense_attr(np.asarray(value), t)}).result
 

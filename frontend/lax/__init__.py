@@ -129,7 +129,7 @@ def bitcast_convert_type(operand, new_dtype):
 def broadcast_in_dim(operand, shape, broadcast_dimensions, out_sharding=None):
     operand = as_operand(operand)
     shape, dims = tuple(map(operator.index, shape)), tuple(map(operator.index, broadcast_dimensions))
-    if not is_tracer(operand) and operand.shape == shape and dims == tuple(range(len(shape))):
+    if operand.shape == shape and dims == tuple(range(len(shape))):
         return operand
     return bind1("broadcast_in_dim", operand, shape=shape, broadcast_dimensions=dims)
 
@@ -146,7 +146,7 @@ def reshape(operand, new_sizes, dimensions=None, out_sharding=None):
     new_sizes = tuple(map(operator.index, new_sizes))
     if dimensions is not None and tuple(dimensions) != tuple(range(operand.ndim)):
         operand = transpose(operand, dimensions)
-    if not is_tracer(operand) and operand.shape == new_sizes:
+    if operand.shape and operand.shape == new_sizes:
         return operand
     return bind1("reshape", operand, new_sizes=new_sizes, dimensions=None)
 
@@ -154,7 +154,7 @@ def reshape(operand, new_sizes, dimensions=None, out_sharding=None):
 def squeeze(array, dimensions):
     array = as_operand(array)
     dims = tuple(sorted(_canonical_axis(d, array.ndim) for d in dimensions))
-    if not dims and not is_tracer(array):
+    if not dims:
         return array
     return bind1("squeeze", array, dimensions=dims)
 
@@ -173,7 +173,7 @@ def expand_dims(array, dimensions):
 def transpose(operand, permutation):
     operand = as_operand(operand)
     permutation = tuple(map(operator.index, permutation))
-    if permutation == tuple(range(operand.ndim)) and not is_tracer(operand):
+    if permutation == tuple(range(operand.ndim)):
         return operand
     return bind1("transpose", operand, permutation=permutation)
 

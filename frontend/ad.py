@@ -1,0 +1,336 @@
+"""``grad``, ``value_and_grad``, ``vjp``, ``jvp``, ``linearize`` and the Jacobians, over the autodiff passes.
+
+Each traces the function into a fresh ``func.func``, runs ``jaxpr-jvp`` (then
+``jaxpr-linearize`` and ``jaxpr-transpose`` for reverse mode) on it, and replays
+the resulting functions op by op in the current trace: evaluated on NumPy when
+called eagerly, emitted into the caller's jaxpr under ``jit``/``make_jaxpr`` (so
+``jit(grad(f))`` is one module, and its text is JAX's). Called eagerly, the
+trace's tracers also carry values, so Python control flow on values works.
+"""
+from __future__ import annotations
+
+import functools
+import operator
+
+import numpy as np
+
+from irax.ir.avals import ShapedArray
+from irax.ir.dialect import decode_params
+from irax.ir.jaxpr_view import body_ops, num_consts
+from irax.ir.mlir import scope
+from irax.ir.ops import OPS
+
+from . import api, core, dtypes, tree_util
+from .array import Array
+
+
+# --- replaying a function of the module in the current trace -------------------------------------
+
+def replay(module, func, args) -> list:
+    """Binds each op of ``func`` on ``args`` in the current trace; returns the results."""
+    env = dict(zip(func.regions[0].blocks[0].arguments, args))
+    for op in body_ops(func):
+        if op.name == "func.return":
+            return [env[v] for v in op.operands]
+        name = op.name[len("jaxpr."):]
+        opdef = OPS[name]
+        params = decode_params(opdef, op)
+        if name == "literal":
+            value = params["value"]
+            env[op.result] = Array._from_host(value, ShapedArray((), value.dtype, bool(params["weak_type"])))
+            continue
+        params = {p.name: params[p.name] for p in opdef.params if p.kind.stored}
+        operands = [env[v] for v in op.operands]
+        if name == "pjit":
+            outs = _replay_call(module, params, operands)
+        else:
+            outs = core.bind(name, *operands, **params)
+        env.update(zip(op.results, outs))
+    raise ValueError("function without a return")
+
+
+def _replay_call(module, params, operands):
+    from irax.passes.funcs import lookup
+    callee = lookup(module, params["callee"])
+    if isinstance(core.current_trace(), core.EvalTrace):
+        return replay(module, callee, operands)
+    n_params = len(operands) - num_consts(callee)
+
+    def call(*xs):
+        return replay(module, callee, list(xs) + operands[n_params:])
+    call.__name__ = params["name"]
+    return api.jit(call)(*operands[:n_params])
+
+
+# --- the transformed functions -----------------------------------------------------------------
+
+class _Derivatives:
+    """``fun`` traced on ``leaves`` and differentiated with respect to the ``nonzero`` ones."""
+
+    def __init__(self, fun, leaves, nonzero, *, reverse):
+        from irax.passes import funcs
+        from irax.passes.jvp import jvp_function
+        from irax.passes.linearize import linearize_function
+        from irax.passes.transpose import transpose_function
+        self.traced = api.trace(fun, tuple(leaves), {}, purpose="differentiation", concrete=True)
+        self.module = self.traced.module
+        with scope():
+            source = funcs.lookup(self.module, self.traced.func_name)
+            all_nonzero = list(nonzero) + [False] * len(self.traced.closure)
+            self.jvp, _ = jvp_function(self.module, source, all_nonzero, "main_jvp", instantiate_outputs=True)
+            if reverse:
+                self.primal, self.lin = linearize_function(self.module, self.jvp)
+                self.lin_t = transpose_function(self.module, self.lin)
+        self.n_out = len(self.traced.out_avals)
+
+    def run_jvp(self, primals, tangents):
+        outs = replay(self.module, self.jvp, list(primals) + list(tangents) + list(self.traced.closure))
+        return outs[:self.n_out], outs[self.n_out:]
+
+    def run_primal(self, primals):
+        outs = replay(self.module, self.primal, list(primals) + list(self.traced.closure))
+        return outs[:self.n_out], outs[self.n_out:]
+
+    def run_lin(self, residuals, tangents):
+        return replay(self.module, self.lin, list(residuals) + list(tangents))
+
+    def run_transposed(self, residuals, cotangents):
+        return replay(self.module, self.lin_t, list(residuals) + list(cotangents))
+
+
+def _flat(fun, in_tree):
+    @functools.wraps(fun)
+    def flat(*leaves):
+        args = tree_util.tree_unflatten(in_tree, list(leaves))
+        return fun(*args)
+    return flat
+
+
+def _aval(x) -> ShapedArray:
+    return api.abstractify(x)
+
+
+def _is_inexact(aval) -> bool:
+    return np.issubdtype(aval.dtype, np.inexact) or aval.dtype == dtypes.bfloat16
+
+
+def _one_like(aval):
+    return Array._from_host(np.ones((), aval.dtype), ShapedArray((), aval.dtype, aval.weak_type))
+
+
+def _with_weak_type(x, weak: bool):
+    """A gradient takes its primal's weak type, as in JAX (no op is emitted for it)."""
+    aval = getattr(x, "aval", None)
+    if aval is None or aval.weak_type == weak:
+        return x
+    if isinstance(x, core.Tracer):
+        return core.Tracer(x._trace, aval.update(weak_type=weak), x.value, x.concrete)
+    return x._with_aval(aval.update(weak_type=weak))
+
+
+def _zeros_float0(aval):
+    return np.zeros(aval.shape, dtypes.float0)
+
+
+def vjp(fun, *primals, has_aux=False, reduce_axes=()):
+    """``(fun(*primals), vjp_fun)`` as ``jax.vjp``; ``vjp_fun(ct)`` returns one cotangent per primal."""
+    leaves, in_tree = tree_util.tree_flatten(primals)
+    avals = [_aval(x) for x in leaves]
+    out_tree_box = []
+
+    def flat_fun(*xs):
+        out = fun(*tree_util.tree_unflatten(in_tree, list(xs)))
+        if has_aux:
+            if not (isinstance(out, (tuple, list)) and len(out) == 2):
+                raise TypeError("vjp with has_aux=True requires fun to return a pair (output, aux)")
+            out, aux = out
+            out_leaves, out_tree = tree_util.tree_flatten(out)
+            out_tree_box.append((out_tree, aux))
+            return out_leaves
+        out_leaves, out_tree = tree_util.tree_flatten(out)
+        out_tree_box.append((out_tree, None))
+        return out_leaves
+
+    flat_fun.__name__ = getattr(fun, "__name__", "fun")
+    nonzero = [_is_inexact(a) for a in avals]
+    d = _Derivatives(flat_fun, leaves, nonzero, reverse=True)
+    out_tree, aux = out_tree_box[-1]
+    outs, residuals = d.run_primal(leaves)
+    out_avals = d.traced.out_avals
+
+    def vjp_fun(ct):
+        ct_leaves, ct_tree = tree_util.tree_flatten(ct)
+        if ct_tree != out_tree:
+            raise TypeError(f"Tree structure of cotangent input {ct_tree}, does not match structure of primal "
+                            f"output {out_tree}.")
+        for c, a in zip(ct_leaves, out_avals):
+            c_aval = _aval(c)
+            if c_aval.shape != a.shape:
+                raise ValueError(f"Shape of cotangent input to vjp pullback function {c_aval.shape} must be the "
+                                 f"same as the shape of corresponding primal input {a.shape}.")
+        cts = iter(d.run_transposed(residuals, ct_leaves))
+        grads = [_with_weak_type(next(cts), a.weak_type) if nz else _zeros_float0(a) for nz, a in zip(nonzero, avals)]
+        return tree_util.tree_unflatten(in_tree, grads)
+
+    primal_out = tree_util.tree_unflatten(out_tree, outs)
+    if has_aux:
+        return primal_out, vjp_fun, aux
+    return primal_out, vjp_fun
+
+
+def _check_argnums(argnums, n_args, name="grad"):
+    nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+    for i in nums:
+        if not isinstance(i, int):
+            raise TypeError(f"argnums must be an int or a tuple of ints, got {argnums!r}")
+        if i >= n_args or i < -n_args:
+            raise TypeError(f"differentiating with respect to argnums={argnums} requires at least {max(nums) + 1} "
+                            f"positional arguments to be passed by the caller, but got only {n_args} positional "
+                            "arguments.")
+    return nums
+
+
+def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False, reduce_axes=()):
+    """``(fun(*args), gradient)`` as ``jax.value_and_grad``."""
+    _check_callable(fun)
+
+    @functools.wraps(fun)
+    def value_and_grad_f(*args, **kwargs):
+        nums = _check_argnums(argnums, len(args))
+        nums = tuple(operator.index(i) % len(args) for i in nums)
+        dyn = tuple(args[i] for i in nums)
+
+        def partial_f(*dyn_args):
+            full = list(args)
+            for i, a in zip(nums, dyn_args):
+                full[i] = a
+            return fun(*full, **kwargs)
+
+        for leaf in tree_util.tree_leaves(dyn):
+            _check_input_dtype(_aval(leaf), holomorphic, allow_int)
+        if has_aux:
+            ans, vjp_fun, aux = vjp(partial_f, *dyn, has_aux=True)
+        else:
+            ans, vjp_fun = vjp(partial_f, *dyn)
+        _check_scalar(ans, holomorphic)
+        g = vjp_fun(_one_like(_aval(ans)))
+        g = g[0] if isinstance(argnums, int) else g
+        return ((ans, aux), g) if has_aux else (ans, g)
+
+    return value_and_grad_f
+
+
+def grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False, reduce_axes=()):
+    """The gradient of scalar-valued ``fun`` with respect to ``argnums``, as ``jax.grad``."""
+    value_and_grad_f = value_and_grad(fun, argnums, has_aux=has_aux, holomorphic=holomorphic, allow_int=allow_int)
+
+    @functools.wraps(fun)
+    def grad_f(*args, **kwargs):
+        if has_aux:
+            (_, aux), g = value_and_grad_f(*args, **kwargs)
+            return g, aux
+        _, g = value_and_grad_f(*args, **kwargs)
+        return g
+
+    return grad_f
+
+
+def _check_callable(fun):
+    if not callable(fun):
+        raise TypeError(f"Expected a callable value, got {fun}")
+
+
+def _check_input_dtype(aval, holomorphic, allow_int):
+    dtype = aval.dtype
+    if holomorphic:
+        if not np.issubdtype(dtype, np.complexfloating):
+            raise TypeError("grad with holomorphic=True requires inputs with complex dtype, but got "
+                            f"{dtype.name}.")
+    elif not _is_inexact(aval) and not allow_int:
+        raise TypeError(f"grad requires real- or complex-valued inputs (input dtype that is a sub-dtype of "
+                        f"np.inexact), but got {dtype.name}. If you want to use Boolean- or integer-valued "
+                        "inputs, use vjp or set allow_int to True.")
+
+
+def _check_scalar(x, holomorphic):
+    if not isinstance(x, (Array, core.Tracer, np.ndarray, np.generic, int, float, complex)):
+        raise TypeError(f"Gradient only defined for scalar-output functions. Output was {x}.")
+    aval = _aval(x)
+    if aval.shape != ():
+        raise TypeError(f"Gradient only defined for scalar-output functions. Output had shape: {aval.shape}.")
+    if holomorphic:
+        if not np.issubdtype(aval.dtype, np.complexfloating):
+            raise TypeError("grad with holomorphic=True requires outputs with complex dtype, but got "
+                            f"{aval.dtype.name}.")
+    elif not (np.issubdtype(aval.dtype, np.floating) or aval.dtype == dtypes.bfloat16):
+        raise TypeError(f"grad requires real-valued outputs (output dtype that is a sub-dtype of np.floating), but "
+                        f"got {aval.dtype.name}. For holomorphic differentiation, pass holomorphic=True. For "
+                        "differentiation of non-holomorphic functions involving complex outputs, use jax.vjp "
+                        "directly.")
+
+
+def jvp(fun, primals, tangents, has_aux=False):
+    """``(fun(*primals), the directional derivative along tangents)`` as ``jax.jvp``."""
+    _check_callable(fun)
+    if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
+        raise TypeError("primal and tangent arguments to jax.jvp must be tuples or lists; found "
+                        f"{type(primals).__name__} and {type(tangents).__name__}.")
+    p_leaves, p_tree = tree_util.tree_flatten(tuple(primals))
+    t_leaves, t_tree = tree_util.tree_flatten(tuple(tangents))
+    if p_tree != t_tree:
+        raise TypeError(f"primal and tangent arguments to jax.jvp must have the same tree structure; primals have "
+                        f"tree structure {p_tree} whereas tangents have tree structure {t_tree}.")
+    for p, t in zip(p_leaves, t_leaves):
+        pa, ta = _aval(p), _aval(t)
+        if pa.shape != ta.shape:
+            raise ValueError(f"jvp called with different primal and tangent shapes;Got primal shape {pa.shape} "
+                             f"and tangent shape as {ta.shape}")
+    out_tree_box = []
+
+    def flat_fun(*xs):
+        out = fun(*tree_util.tree_unflatten(p_tree, list(xs)))
+        aux = None
+        if has_aux:
+            out, aux = out
+        out_leaves, out_tree = tree_util.tree_flatten(out)
+        out_tree_box.append((out_tree, aux))
+        return out_leaves
+
+    flat_fun.__name__ = getattr(fun, "__name__", "fun")
+    nonzero = [_is_inexact(_aval(p)) for p in p_leaves]
+    d = _Derivatives(flat_fun, p_leaves, nonzero, reverse=False)
+    out_tree, aux = out_tree_box[-1]
+    outs, tangents_out = d.run_jvp(p_leaves, [t for t, nz in zip(t_leaves, nonzero) if nz])
+    result = tree_util.tree_unflatten(out_tree, outs), tree_util.tree_unflatten(out_tree, tangents_out)
+    return (*result, aux) if has_aux else result
+
+
+def linearize(fun, *primals, has_aux=False):
+    """``(fun(*primals), f_jvp)`` as ``jax.linearize``: ``f_jvp`` evaluates only the linear part."""
+    leaves, in_tree = tree_util.tree_flatten(primals)
+    out_tree_box = []
+
+    def flat_fun(*xs):
+        out = fun(*tree_util.tree_unflatten(in_tree, list(xs)))
+        aux = None
+        if has_aux:
+            out, aux = out
+        out_leaves, out_tree = tree_util.tree_flatten(out)
+        out_tree_box.append((out_tree, aux))
+        return out_leaves
+
+    nonzero = [_is_inexact(_aval(p)) for p in leaves]
+    d = _Derivatives(flat_fun, leaves, nonzero, reverse=True)
+    out_tree, aux = out_tree_box[-1]
+    outs, residuals = d.run_primal(leaves)
+
+    def f_jvp(*tangents):
+        t_leaves, t_tree = tree_util.tree_flatten(tangents)
+        if t_tree != in_tree:
+            raise TypeError(f"linearized function called on tangent values inconsistent with the original "
+                            f"primal values: expected structure {in_tree}, got {t_tree}")
+        return tree_util.tree_unflatten(out_tree, d.run_lin(residuals, [t for t, nz in zip(t_leaves, nonzero)
+                                                                        if nz]))
+
+    result = tree_util.tree_unflatten(out_tree, outs), f_jvp
+    return (*result, aux) if has_aux else result

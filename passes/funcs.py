@@ -1,0 +1,72 @@
+"""Finding, creating and finishing the ``func.func``s that passes read and write."""
+from __future__ import annotations
+
+from irax.ir.errors import PassPipelineError
+from irax.ir.jaxpr_view import NUM_CONSTS_ATTR
+from irax.ir.mlir import ir
+
+
+def functions(module):
+    return [op for op in module.body.operations if op.operation.name == "func.func"]
+
+
+def name_of(func) -> str:
+    return ir.StringAttr(func.attributes["sym_name"]).value
+
+
+def symbols(module):
+    return {name_of(f): f for f in functions(module)}
+
+
+def lookup(module, name):
+    func = symbols(module).get(name)
+    if func is None:
+        raise PassPipelineError(f"no function @{name} in the module")
+    return func
+
+
+def arguments(func) -> list:
+    return list(func.regions[0].blocks[0].arguments)
+
+
+def int_attr(value: int):
+    return ir.IntegerAttr.get(ir.IntegerType.get_signless(64), value)
+
+
+def int_attribute(func, name, default=0) -> int:
+    return ir.IntegerAttr(func.attributes[name]).value if name in func.attributes else default
+
+
+def parse_ints(text) -> list:
+    """A pass option listing ints, ``0,2``."""
+    try:
+        return [int(t) for t in str(text).split(",") if t.strip()]
+    except ValueError:
+        raise PassPipelineError(f"expected comma-separated integers, got {text!r}") from None
+
+
+def new_function(module, name, arg_types, *, after, loc):
+    """An empty ``func.func @name`` placed after ``after``; a taken name gets a numeric suffix."""
+    from iree.compiler.dialects import func as func_d
+    taken = symbols(module)
+    unique, k = name, 0
+    while unique in taken:
+        k += 1
+        unique = f"{name}_{k}"
+    with loc:
+        func = func_d.FuncOp(unique, ir.FunctionType.get(list(arg_types), []), ip=ir.InsertionPoint.after(after))
+        if "sym_visibility" in after.attributes:
+            func.attributes["sym_visibility"] = after.attributes["sym_visibility"]
+        block = func.add_entry_block()
+    return func, block
+
+
+def finish(func, block, results, *, n_consts=0):
+    """Returns ``results`` and fixes the function's type; the last ``n_consts`` arguments are constants."""
+    from iree.compiler.dialects import func as func_d
+    with func.location:
+        func_d.ReturnOp(results, ip=ir.InsertionPoint(block))
+        func.attributes["function_type"] = ir.TypeAttr.get(
+            ir.FunctionType.get([a.type for a in block.arguments], [r.type for r in results]))
+        if n_consts:
+            func.attributes[NUM_CONSTS_ATTR] = int_attr(n_consts)
