@@ -10,7 +10,7 @@ import numpy as np
 from irax.ir.dialect import aval_of_type, decode_params
 from irax.ir.jaxpr_view import body_ops
 from irax.ir.mlir import ir
-from irax.ir.ops import OPS
+from irax.ir.ops import CALL_BODY_PARAMS, OPS
 
 from . import numpy_rules
 
@@ -43,7 +43,8 @@ def _run(functions, name, args):
 def _evaluate_op(functions, op, operands):
     opdef = OPS[op.name[len("jaxpr."):]]
     params = decode_params(opdef, op)
-    if opdef.name == "pjit":
-        return _run(functions, params["callee"], operands)
+    if opdef.name in CALL_BODY_PARAMS:
+        callee = params["callee"]
+        return _run(functions, callee, operands[:len(functions[callee].regions[0].blocks[0].arguments)])
     avals = [aval_of_type(r.type) for r in op.results]
     return numpy_rules.evaluate(opdef.name, operands, params, avals)

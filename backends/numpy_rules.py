@@ -372,6 +372,11 @@ def _literal(*, value, weak_type=None):
     return np.asarray(value)
 
 
+@rule("custom_lin")
+def _custom_lin(*operands, **params):
+    raise TypeError("can't apply forward-mode autodiff (jvp) to a custom_vjp function.")
+
+
 try:  # NumPy 2's context variable behind np.errstate: setting it directly costs a tenth as much
     from numpy._core._ufunc_config import _extobj_contextvar as _FP_ERRORS
     from numpy._core.umath import _make_extobj

@@ -15,7 +15,8 @@ import numpy as np
 
 
 def _block(x):
-    for leaf in x if isinstance(x, (tuple, list)) else (x,):
+    import jax
+    for leaf in jax.tree_util.tree_leaves(x):
         leaf.block_until_ready()
     return x
 
@@ -48,6 +49,13 @@ def _workloads(jax, jnp, rng):
         var = jnp.mean((s - mean) ** 2, axis=-1, keepdims=True)
         return (s - mean) * jax.lax.rsqrt(var + 1e-5)
 
+    def train_step(params, x, labels):
+        def loss(params):
+            logits = mlp(params, x)
+            return -jnp.mean(jnp.sum(jax.nn.log_softmax(logits) * labels, axis=-1))
+        value, grads = jax.value_and_grad(loss)(params)
+        return value, jax.tree_util.tree_map(lambda p, g: p - 0.01 * g, params, grads)
+
     sizes = [784, 512, 512, 10]
     params = [(rng.standard_normal((m, n), np.float32) / np.sqrt(m), np.zeros(n, np.float32))
               for m, n in zip(sizes[:-1], sizes[1:])]
@@ -62,7 +70,50 @@ def _workloads(jax, jnp, rng):
         "MLP forward 784-512-512-10 b256": (jax.jit(mlp), (params, rng.standard_normal((256, 784), np.float32)),
                                             True),
         "eager jnp.sin f32[4]": (jnp.sin, (np.ones(4, np.float32),), False),
+        "MLP train step 784-512-512-10 b256": (
+            jax.jit(train_step), (params, rng.standard_normal((256, 784), np.float32),
+                                  np.eye(10, dtype=np.float32)[rng.integers(0, 10, 256)]), True),
     }
+
+
+def _autodiff_passes(n_eqns=2000):
+    """Seconds for jaxpr-jvp, jaxpr-linearize and jaxpr-transpose on an ``n_eqns``-equation program, and JAX's
+    ``make_jaxpr(grad(f))`` on the same program for reference."""
+    import jax
+    import jax.numpy as jjnp
+    import irax
+    import irax.numpy as ijnp
+    from irax.ir.mlir import scope
+    from irax.passes import funcs
+    from irax.passes.jvp import jvp_function
+    from irax.passes.linearize import linearize_function
+    from irax.passes.transpose import transpose_function
+
+    def program(jnp):
+        def f(x):
+            for _ in range(n_eqns // 3):
+                x = jnp.sin(x) * x + 0.5
+            return jnp.sum(x)
+        return f
+
+    x = np.ones(8, np.float32)
+    closed = irax.make_jaxpr(program(ijnp))(x)
+    with scope():
+        module = closed.jaxpr.module
+        t0 = time.perf_counter()
+        jvp, _ = jvp_function(module, funcs.lookup(module, "main"), [True], "main_jvp", instantiate_outputs=True)
+        t1 = time.perf_counter()
+        _, lin = linearize_function(module, jvp)
+        t2 = time.perf_counter()
+        transpose_function(module, lin)
+        t3 = time.perf_counter()
+    start = time.perf_counter()
+    jax.make_jaxpr(jax.grad(program(jjnp)))(x)
+    jax_s = time.perf_counter() - start
+    print(f"autodiff passes on {len(closed.eqns)} equations: {t3 - t0:.3f}s (jvp {t1 - t0:.3f}s, linearize "
+          f"{t2 - t1:.3f}s, transpose {t3 - t2:.3f}s); JAX make_jaxpr(grad) {jax_s:.3f}s", flush=True)
+    return {"workload": "autodiff passes", "equations": len(closed.eqns), "jvp_s": t1 - t0, "linearize_s": t2 - t1,
+            "transpose_s": t3 - t2, "total_s": t3 - t0, "jax_make_jaxpr_grad_s": jax_s}
 
 
 def _put(lib, args):
@@ -105,6 +156,8 @@ def main(argv=None):
                "irax_first_call_s": first["irax"], "jax_first_call_s": first["jax"], "jitted": jitted}
         rows.append(row)
         print(_format(row), flush=True)
+    if not args.only or any(s in "autodiff passes" for s in args.only):
+        rows.append(_autodiff_passes())
     with open(args.json, "w") as f:
         json.dump(rows, f, indent=2)
     print(f"wrote {args.json}")

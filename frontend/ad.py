@@ -10,7 +10,9 @@ trace's tracers also carry values, so Python control flow on values works.
 from __future__ import annotations
 
 import functools
+import itertools
 import operator
+import weakref
 
 import numpy as np
 
@@ -18,7 +20,7 @@ from irax.ir.avals import ShapedArray
 from irax.ir.dialect import decode_params
 from irax.ir.jaxpr_view import body_ops, num_consts
 from irax.ir.mlir import scope
-from irax.ir.ops import OPS
+from irax.ir.ops import CALL_BODY_PARAMS, OPS
 
 from . import api, core, dtypes, tree_util
 from .array import Array
@@ -41,33 +43,76 @@ def replay(module, func, args) -> list:
             continue
         params = {p.name: params[p.name] for p in opdef.params if p.kind.stored}
         operands = [env[v] for v in op.operands]
-        if name == "pjit":
-            outs = _replay_call(module, params, operands)
+        if name in CALL_BODY_PARAMS:
+            outs = _replay_call(module, name, params, operands)
         else:
             outs = core.bind(name, *operands, **params)
         env.update(zip(op.results, outs))
     raise ValueError("function without a return")
 
 
-def _replay_call(module, params, operands):
-    from irax.passes.funcs import lookup
+def _replay_call(module, primitive, params, operands):
+    """A call replayed: its callee evaluated in eager mode, else the call re-emitted with copies of its
+    functions in the caller's module (a custom call keeps its rules)."""
+    from irax.passes.funcs import arguments, lookup
     callee = lookup(module, params["callee"])
+    n_args = len(arguments(callee))
     if isinstance(core.current_trace(), core.EvalTrace):
-        return replay(module, callee, operands)
-    n_params = len(operands) - num_consts(callee)
+        return replay(module, callee, operands[:n_args])
+    outer = core.current_trace()
+    copied = _copy_function(module, callee, params["name"], outer)
+    rules = {key: _copy_function(module, lookup(module, value), params["name"], outer)
+             for key, value in params.items() if key.endswith("_callee")}
+    rest = {k: v for k, v in params.items() if k not in ("name", "callee") and not k.endswith("_callee")}
+    return outer.call(copied, list(operands), primitive, **rest,
+                      **{k: v if isinstance(v, str) else v.func_name for k, v in rules.items()})
 
-    def call(*xs):
-        return replay(module, callee, list(xs) + operands[n_params:])
-    call.__name__ = params["name"]
-    return api.jit(call)(*operands[:n_params])
+
+_copies: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # caller's module -> {source: copy}
+_copy_names = itertools.count()
+
+
+def _copy_function(module, func, name, outer):
+    """``func`` replayed into a private function of ``outer``'s module, with the same signature; copied once
+    per module. A function being copied (a rule that calls its own function) is returned by name."""
+    from irax.ir.dialect import aval_of_type
+    from irax.ir.jaxpr_view import NUM_CONSTS_ATTR
+    from irax.passes.funcs import arguments, int_attr, lookup, name_of
+    done = _copies.setdefault(outer.module, {})
+    key = (id(module), name_of(func))  # the entry holds the module, so its id is not reused meanwhile
+    if key in done:
+        return done[key][1]
+    target = f"{_symbol(name)}_{next(_copy_names)}"
+    done[key] = (module, target)
+
+    def body(*xs):
+        return replay(module, func, list(xs))
+    body.__name__ = name
+    structs = [api.ShapeDtypeStruct(a.shape, a.dtype) for a in (aval_of_type(v.type) for v in arguments(func))]
+    try:
+        traced = api.trace(body, tuple(structs), {}, purpose="differentiation", module=outer.module,
+                           func_name=target, private=True)
+    except BaseException:
+        del done[key]
+        raise
+    if num_consts(func):
+        with scope():
+            lookup(outer.module, target).attributes[NUM_CONSTS_ATTR] = int_attr(num_consts(func))
+    done[key] = (module, traced)
+    return traced
+
+
+def _symbol(name) -> str:
+    return "".join(c if c.isalnum() or c == "_" else "_" for c in name).strip("_") or "fn"
 
 
 # --- the transformed functions -----------------------------------------------------------------
 
 class _Derivatives:
-    """``fun`` traced on ``leaves`` and differentiated with respect to the ``nonzero`` ones."""
+    """``fun`` traced on ``leaves`` and differentiated with respect to the ``nonzero`` ones: its JVP, split
+    into primal and linear parts when ``split``, the linear part transposed when ``transpose``."""
 
-    def __init__(self, fun, leaves, nonzero, *, reverse):
+    def __init__(self, fun, leaves, nonzero, *, split=False, transpose=False):
         from irax.passes import funcs
         from irax.passes.jvp import jvp_function
         from irax.passes.linearize import linearize_function
@@ -78,8 +123,9 @@ class _Derivatives:
             source = funcs.lookup(self.module, self.traced.func_name)
             all_nonzero = list(nonzero) + [False] * len(self.traced.closure)
             self.jvp, _ = jvp_function(self.module, source, all_nonzero, "main_jvp", instantiate_outputs=True)
-            if reverse:
+            if split or transpose:
                 self.primal, self.lin = linearize_function(self.module, self.jvp)
+            if transpose:
                 self.lin_t = transpose_function(self.module, self.lin)
         self.n_out = len(self.traced.out_avals)
 
@@ -153,7 +199,7 @@ def vjp(fun, *primals, has_aux=False, reduce_axes=()):
 
     flat_fun.__name__ = getattr(fun, "__name__", "fun")
     nonzero = [_is_inexact(a) for a in avals]
-    d = _Derivatives(flat_fun, leaves, nonzero, reverse=True)
+    d = _Derivatives(flat_fun, leaves, nonzero, transpose=True)
     out_tree, aux = out_tree_box[-1]
     outs, residuals = d.run_primal(leaves)
     out_avals = d.traced.out_avals
@@ -298,7 +344,7 @@ def jvp(fun, primals, tangents, has_aux=False):
 
     flat_fun.__name__ = getattr(fun, "__name__", "fun")
     nonzero = [_is_inexact(_aval(p)) for p in p_leaves]
-    d = _Derivatives(flat_fun, p_leaves, nonzero, reverse=False)
+    d = _Derivatives(flat_fun, p_leaves, nonzero)
     out_tree, aux = out_tree_box[-1]
     outs, tangents_out = d.run_jvp(p_leaves, [t for t, nz in zip(t_leaves, nonzero) if nz])
     result = tree_util.tree_unflatten(out_tree, outs), tree_util.tree_unflatten(out_tree, tangents_out)
@@ -320,7 +366,7 @@ def linearize(fun, *primals, has_aux=False):
         return out_leaves
 
     nonzero = [_is_inexact(_aval(p)) for p in leaves]
-    d = _Derivatives(flat_fun, leaves, nonzero, reverse=True)
+    d = _Derivatives(flat_fun, leaves, nonzero, split=True)
     out_tree, aux = out_tree_box[-1]
     outs, residuals = d.run_primal(leaves)
 
@@ -334,3 +380,110 @@ def linearize(fun, *primals, has_aux=False):
 
     result = tree_util.tree_unflatten(out_tree, outs), f_jvp
     return (*result, aux) if has_aux else result
+
+
+def _dyn_args(args, argnums):
+    nums = _check_argnums(argnums, len(args))
+    return tuple(operator.index(i) % len(args) for i in nums)
+
+
+def _partial(fun, args, kwargs, nums):
+    def partial_f(*dyn_args):
+        full = list(args)
+        for i, a in zip(nums, dyn_args):
+            full[i] = a
+        return fun(*full, **kwargs)
+    return partial_f
+
+
+def _basis(avals):
+    """One-hot tangents: for each element of each leaf, that leaf's one-hot array and zeros elsewhere."""
+    for k, aval in enumerate(avals):
+        for j in range(aval.size):
+            yield [_one_hot(a, j) if i == k else np.zeros(a.shape, a.dtype) for i, a in enumerate(avals)]
+
+
+def _one_hot(aval, j):
+    x = np.zeros(aval.size, aval.dtype)
+    x[j] = 1
+    return x.reshape(aval.shape)
+
+
+def _stack_rows(rows, lead_shape, row_aval):
+    """Stacks ``rows`` (each of ``row_aval``) into an array of shape ``lead_shape + row shape``."""
+    from . import numpy as jnp
+    if not rows:
+        return jnp.zeros(tuple(lead_shape) + row_aval.shape, row_aval.dtype)
+    return jnp.reshape(jnp.stack(rows), tuple(lead_shape) + row_aval.shape)
+
+
+def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
+    """The Jacobian by forward mode (one ``linearize``, one linear evaluation per input element)."""
+    _check_callable(fun)
+
+    def jacfun(*args, **kwargs):
+        nums = _dyn_args(args, argnums)
+        dyn = tuple(args[i] for i in nums)
+        in_leaves, in_tree = tree_util.tree_flatten(dyn)
+        in_avals = [_aval(x) for x in in_leaves]
+        for a in in_avals:
+            _check_input_dtype(a, holomorphic, False)
+        lin = linearize(_partial(fun, args, kwargs, nums), *dyn, has_aux=has_aux)
+        out, f_jvp = lin[0], lin[1]
+        out_leaves, out_tree = tree_util.tree_flatten(out)
+        columns = [tree_util.tree_leaves(f_jvp(*tree_util.tree_unflatten(in_tree, t))) for t in _basis(in_avals)]
+        jac = []
+        for o, out_leaf in enumerate(out_leaves):
+            o_aval = _aval(out_leaf)
+            blocks, start = [], 0
+            for a in in_avals:
+                rows = [c[o] for c in columns[start:start + a.size]]
+                start += a.size
+                block = _stack_rows(rows, a.shape, o_aval)
+                perm = tuple(range(a.ndim, a.ndim + o_aval.ndim)) + tuple(range(a.ndim))
+                from . import numpy as jnp
+                blocks.append(jnp.transpose(block, perm))
+            jac.append(tree_util.tree_unflatten(in_tree, blocks) if not isinstance(argnums, int) else
+                       tree_util.tree_unflatten(in_tree, blocks)[0])
+        result = tree_util.tree_unflatten(out_tree, jac)
+        return (result, lin[2]) if has_aux else result
+
+    return jacfun
+
+
+def jacrev(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
+    """The Jacobian by reverse mode (one ``vjp``, one pullback per output element)."""
+    _check_callable(fun)
+
+    def jacfun(*args, **kwargs):
+        nums = _dyn_args(args, argnums)
+        dyn = tuple(args[i] for i in nums)
+        for leaf in tree_util.tree_leaves(dyn):
+            _check_input_dtype(_aval(leaf), holomorphic, allow_int)
+        res = vjp(_partial(fun, args, kwargs, nums), *dyn, has_aux=has_aux)
+        out, pullback = res[0], res[1]
+        out_leaves, out_tree = tree_util.tree_flatten(out)
+        out_avals = [_aval(x) for x in out_leaves]
+        rows = [tree_util.tree_leaves(pullback(tree_util.tree_unflatten(out_tree, ct)))
+                for ct in _basis(out_avals)]
+        in_leaves, in_tree = tree_util.tree_flatten(dyn)
+        jac, start = [], 0
+        for a in out_avals:
+            blocks = [_stack_rows([r[i] for r in rows[start:start + a.size]], a.shape, _aval(x))
+                      for i, x in enumerate(in_leaves)]
+            start += a.size
+            tree = tree_util.tree_unflatten(in_tree, blocks)
+            jac.append(tree[0] if isinstance(argnums, int) else tree)
+        result = tree_util.tree_unflatten(out_tree, jac)
+        return (result, res[2]) if has_aux else result
+
+    return jacfun
+
+
+jacobian = jacrev
+
+
+def hessian(fun, argnums=0, has_aux=False, holomorphic=False):
+    """``jacfwd(jacrev(fun))``, as in JAX."""
+    return jacfwd(jacrev(fun, argnums, has_aux=has_aux, holomorphic=holomorphic), argnums, has_aux=has_aux,
+                  holomorphic=holomorphic)

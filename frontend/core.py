@@ -319,18 +319,20 @@ class JaxprTrace:
             self.closure.append(x)
         return entry[1]
 
-    def call(self, traced, operands):
-        """Emits a ``jaxpr.pjit`` of ``traced`` (a function of this module) on ``operands``."""
+    def call(self, traced, operands, primitive="pjit", **params):
+        """Emits a call of ``traced`` (a function of this module) on ``operands``: a ``jaxpr.pjit``, or the
+        ``primitive`` given with its ``params`` (custom_jvp_call, custom_vjp_call)."""
         values = [self.to_value(o) for o in operands]
-        params = {"name": traced.fun_name, "callee": traced.func_name}
-        op = ir.Operation.create("jaxpr.pjit", results=[dialect.tensor_type_of(a) for a in traced.out_avals],
-                                 operands=values, attributes=dialect.encode_params(ops.OPS["pjit"], params),
+        params = {"name": traced.fun_name, "callee": traced.func_name, **params}
+        op = ir.Operation.create(f"jaxpr.{primitive}", results=[dialect.tensor_type_of(a) for a in traced.out_avals],
+                                 operands=values, attributes=dialect.encode_params(ops.OPS[primitive], params),
                                  loc=user_location(), ip=self.ip)
         concrete = [None] * len(traced.out_avals)
-        arrays = [o.concrete if isinstance(o, Tracer) else _to_numpy(o) for o in operands]
-        if self.concrete and all(a is not None for a in arrays):
+        arrays = [o.concrete if isinstance(o, Tracer) else _to_numpy(o) for o in operands] if self.concrete else [None]
+        if all(a is not None for a in arrays):
             from irax.backends import interpreter
-            concrete = interpreter.evaluate(self.module, arrays, traced.func_name)
+            concrete = interpreter.evaluate(self.module, arrays[:len(traced.in_avals) + len(traced.closure)],
+                                            traced.func_name)
         return [Tracer(self, aval, r, c) for aval, r, c in zip(traced.out_avals, op.results, concrete)]
 
     def finish(self, outs):

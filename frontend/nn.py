@@ -6,15 +6,20 @@ import numpy as np
 from irax import dtypes, lax
 from irax import numpy as jnp
 from irax.api import staged
+from irax.custom_derivatives import custom_jvp
 from irax.lax._scalars import as_operand
 from irax.numpy._util import check_arraylike, convert, promote_args_inexact
 
 
+@custom_jvp
 @staged
 def relu(x):
-    """max(x, 0)."""
+    """max(x, 0), whose derivative at 0 is 0 (a custom JVP, as in JAX)."""
     x = as_operand(x)
     return lax.max(x, convert(0, x.dtype, True))
+
+
+relu.defjvps(lambda g, ans, x: lax.select(x > 0, g, lax.full_like(g, 0)))
 
 
 def sigmoid(x):

@@ -29,7 +29,16 @@ def register_dialect():
 
     for opdef in OPS.values():
         cext.register_operation(JaxprDialect)(_opview_class(opdef))
+    _mark_dialect_module_loaded(cext)
     _registered = True
+
+
+def _mark_dialect_module_loaded(cext):
+    """The bindings look for a ``<prefix>.jaxpr`` Python module each time they wrap a jaxpr op and, finding
+    none, retry the import on every op (25 us each); this module stands in for it (then 1 us)."""
+    import sys
+    for prefix in cext.globals.dialect_search_modules:
+        sys.modules.setdefault(f"{prefix}.jaxpr", sys.modules[__name__])
 
 
 def _opview_class(opdef: OpDef):
@@ -73,13 +82,15 @@ _avals_by_type: dict = {}
 
 
 def aval_of_type(t) -> A.ShapedArray:
-    """The ShapedArray of an MLIR ranked tensor type (raises TypeError otherwise)."""
-    key = str(t)
-    aval = _avals_by_type.get(key)
+    """The ShapedArray of an MLIR ranked tensor type (raises TypeError otherwise).
+
+    Keyed by the type itself: types are uniqued in irax's one long-lived context, so this is a pointer hash.
+    """
+    aval = _avals_by_type.get(t)
     if aval is None:
         if not isinstance(t, ir.RankedTensorType):
             raise TypeError(f"expected a ranked tensor type, got {t}")
-        aval = _avals_by_type[key] = A.ShapedArray(t.shape, A.dtype_from_mlir_name(str(t.element_type)))
+        aval = _avals_by_type[t] = A.ShapedArray(t.shape, A.dtype_from_mlir_name(str(t.element_type)))
     return aval
 
 

@@ -160,10 +160,26 @@ for _name in ("cumsum", "cumprod", "cummax", "cummin", "cumlogsumexp"):
             doc=f"Inclusive {_name[3:]} scan along an axis.")
 declare("pjit", VARIADIC, None, Param("name", P.STR), Param("callee", P.SYMBOL),
         first_params=("name",), doc="Calls another function of the module (a nested jit).")
+_hidden = lambda v: True  # noqa: E731
+declare("custom_jvp_call", VARIADIC, None, Param("name", P.STR), Param("callee", P.SYMBOL), Param("jvp", P.STR),
+        Param("jvp_callee", P.SYMBOL, hide=_hidden), Param("symbolic_zeros", P.BOOL), first_params=("name",),
+        doc="Calls callee; its derivative is jvp_callee(primals, tangents) (jax.custom_jvp). Operands: callee's "
+            "arguments, then jvp_callee's constants.")
+declare("custom_vjp_call", VARIADIC, None, Param("name", P.STR), Param("callee", P.SYMBOL), Param("fwd", P.STR),
+        Param("fwd_callee", P.SYMBOL, hide=_hidden), Param("bwd", P.STR), Param("bwd_callee", P.SYMBOL, hide=_hidden),
+        Param("symbolic_zeros", P.BOOL), first_params=("name",),
+        doc="Calls callee; reverse mode runs fwd_callee (outputs and residuals) and bwd_callee (residuals, "
+            "cotangents) instead (jax.custom_vjp). Operands: callee's arguments, then fwd's and bwd's constants.")
+declare("custom_lin", VARIADIC, None, Param("num_res", P.INT), Param("bwd", P.STR), Param("bwd_callee", P.SYMBOL),
+        doc="The linear part of a custom_vjp function's derivative: only its transpose, bwd_callee on the "
+            "residuals and cotangents, can be evaluated. Operands: residuals, bwd's constants (num_res in all), "
+            "then the tangents; results: the types of bwd_callee's cotangent arguments.")
 declare("literal", 0, S.literal, Param("value", P.SCALAR), Param("weak_type", P.Optional(P.BOOL)),
         doc="A scalar constant; printed inline as JAX's literals are. weak_type marks a Python scalar's.")
 
 TRIVIAL_PRINT_NAMES = {"pjit": "jit"}
+# Ops that call a function of the module: the callee takes their first operands, and prints as this param.
+CALL_BODY_PARAMS = {"pjit": "jaxpr", "custom_jvp_call": "call_jaxpr", "custom_vjp_call": "call_jaxpr"}
 
 
 def jax_name(opdef: OpDef) -> str:

@@ -14,7 +14,7 @@ import itertools
 from . import pretty as pp
 from .jaxpr_view import Literal, Var, num_consts, rotate_call_operands, view
 from .mlir import ir
-from .ops import jax_name
+from .ops import CALL_BODY_PARAMS, jax_name
 
 
 def _alpha(n: int) -> str:
@@ -51,6 +51,7 @@ class Printer:
     def __init__(self, module, top):
         self.symbols = _symbol_table(module)
         self.views = {}
+        self._custom_views = {}  # id(eqn) -> the view of that custom call's body
         self.top = self._view(top)
         self.shared = self._shared_bodies()
         self.names = _Names(self.shared.values())
@@ -64,7 +65,12 @@ class Printer:
         return self.views[key]
 
     def _callee(self, eqn):
-        return self._view(self.symbols[eqn.params["callee"]], nested=True)
+        """A jit body is one object wherever it is called (JAX prints it once, shared, if called twice);
+        a custom_jvp/vjp body is traced anew at each call, so each call gets its own view."""
+        func = self.symbols[eqn.params["callee"]]
+        if eqn.primitive == "pjit":
+            return self._view(func, nested=True)
+        return view(func, nested=True)
 
     def _shared_bodies(self):
         counts = collections.Counter()
@@ -75,10 +81,13 @@ class Printer:
             key = id(jaxpr)
             counts[key] += 1 + (jaxpr is not self.top and len(jaxpr.eqns) > 10)
             for eqn in jaxpr.eqns:
-                if eqn.primitive == "pjit":
+                if eqn.primitive in CALL_BODY_PARAMS:
                     body = self._callee(eqn)
                     queue.append(body)
-                    names.setdefault(id(body), (eqn.params["name"].strip("<>"), body))
+                    if eqn.primitive == "pjit":
+                        names.setdefault(id(body), (eqn.params["name"].strip("<>"), body))
+                    else:
+                        self._custom_views[id(eqn)] = body
         shared, taken = {}, collections.Counter()
         for key, count in counts.items():
             if count == 1:
@@ -127,13 +136,16 @@ class Printer:
     def _eqn(self, eqn):
         params = [(p.name, p.kind.fmt(v), None) for p, v in eqn.opdef.printed_params(eqn.params)]
         invars = eqn.invars
-        if eqn.primitive == "pjit":
-            body = self._callee(eqn)
-            invars = rotate_call_operands(invars, num_consts(body.func))
-            if id(body) not in self.shared:
+        if eqn.primitive in CALL_BODY_PARAMS:
+            body = self._view(self.symbols[eqn.params["callee"]], nested=True) if eqn.primitive == "pjit" \
+                else self._custom_views[id(eqn)]
+            invars = rotate_call_operands(invars[:len(body.invars)], num_consts(body.func))
+            if id(body) not in self.shared and eqn.primitive == "pjit":  # JAX names a custom call's body afresh
                 self.names.suggest(body.invars, invars)
                 self.names.suggest(body.outvars, eqn.outvars)
-            params = [("name", eqn.params["name"], None), ("jaxpr", None, body)]
+            rest = sorted([(k, v, None) for k, v, _ in params if k not in ("name", "callee")] +
+                          [(CALL_BODY_PARAMS[eqn.primitive], None, body)], key=lambda item: item[0])
+            params = [("name", eqn.params["name"], None)] + rest
         lhs = self._vars(eqn.outvars, shapes=True)
         rhs = [pp.text(jax_name(eqn.opdef)), self._params(params), pp.text(" ") + self._vars(invars)]
         if eqn.outvars:

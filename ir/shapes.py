@@ -177,7 +177,7 @@ def bitcast_convert_type(name, avals_in, *, new_dtype):
     raise TypeError(f"bitcast_convert_type: cannot convert {x.dtype.name}{list(x.shape)} to {np.dtype(new_dtype).name}")
 
 
-def broadcast_in_dim(name, avals_in, *, shape, broadcast_dimensions):
+def broadcast_in_dim(name, avals_in, *, shape, broadcast_dimensions, sharding=None):
     (x,) = avals_in
     if len(broadcast_dimensions) != x.ndim:
         raise TypeError("broadcast_in_dim broadcast_dimensions must have length equal to operand ndim; "
@@ -198,7 +198,7 @@ def broadcast_in_dim(name, avals_in, *, shape, broadcast_dimensions):
     return [ShapedArray(shape, x.dtype, x.weak_type)]
 
 
-def reshape(name, avals_in, *, new_sizes, dimensions):
+def reshape(name, avals_in, *, new_sizes, dimensions=None):
     (x,) = avals_in
     if int(np.prod(new_sizes, dtype=np.int64)) != x.size or any(d < 0 for d in new_sizes):
         raise TypeError(f"reshape total size must be unchanged, got new_sizes {tuple(new_sizes)} "
@@ -324,7 +324,7 @@ def dynamic_update_slice(name, avals_in):
     return [x.update(weak_type=x.weak_type and update.weak_type)]
 
 
-def iota(name, avals_in, *, dtype, shape, dimension):
+def iota(name, avals_in, *, dtype, shape, dimension, sharding=None):
     if not 0 <= dimension < len(shape):
         raise ValueError(f"iota dimension must be between 0 and len(shape), got dimension={dimension} "
                          f"for shape {tuple(shape)}")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from .dialect import aval_of_type, decode_params
 from .errors import VerificationError
-from .jaxpr_view import body_ops
+from .jaxpr_view import body_ops, num_consts
 from .mlir import ir
 from .ops import OPS, VARIADIC
 
@@ -63,13 +63,25 @@ def _optional(kind) -> bool:
     return isinstance(kind, Optional)
 
 
-def _call_results(op, symbols):
-    callee = ir.FlatSymbolRefAttr(op.attributes["callee"]).value
+def _function(op, symbols, attr):
+    callee = ir.FlatSymbolRefAttr(op.attributes[attr]).value
     func = (symbols or {}).get(callee)
     if func is None:
         raise ValueError(f"calls unknown function @{callee}")
-    ftype = ir.FunctionType(ir.TypeAttr(func.attributes["function_type"]).value)
-    if [str(t) for t in ftype.inputs] != [str(v.type) for v in op.operands]:
+    return callee, ir.FunctionType(ir.TypeAttr(func.attributes["function_type"]).value), func
+
+
+def _call_results(op, symbols):
+    """A call's results are its callee's; the callee takes the leading operands (see ``CALL_BODY_PARAMS``)."""
+    if op.name == "jaxpr.custom_lin":
+        _, ftype, func = _function(op, symbols, "bwd_callee")
+        inputs = [str(t) for t in ftype.inputs]
+        n_consts = num_consts(func)
+        n_res = ir.IntegerAttr(op.attributes["num_res"]).value - n_consts
+        return inputs[n_res:len(inputs) - n_consts]
+    callee, ftype, _ = _function(op, symbols, "callee")
+    inputs = [str(t) for t in ftype.inputs]
+    if inputs != [str(v.type) for v in op.operands][:len(inputs)]:
         raise ValueError(f"operand types do not match @{callee}'s signature {ftype}")
     return [str(t) for t in ftype.results]
 

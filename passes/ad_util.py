@@ -21,6 +21,13 @@ def unbroadcast(b, target, x):
     return b.reshape(x, new_sizes=tuple(target.shape), dimensions=None)
 
 
+def broadcast_in_dim(b, x, shape, broadcast_dimensions):
+    """Skips a rank-0 to rank-0 broadcast, as ``lax.broadcast_in_dim`` does."""
+    if not aval(x).shape and not shape and not broadcast_dimensions:
+        return x
+    return b.broadcast_in_dim(x, shape=tuple(shape), broadcast_dimensions=tuple(broadcast_dimensions))
+
+
 def maybe_broadcast(b, shape, x):
     x_shape = aval(x).shape
     if x_shape == tuple(shape):

@@ -22,9 +22,10 @@ def aval(value):
 class Builder:
     """Emits ops before ``ip`` (an ``ir.InsertionPoint``) at location ``loc``."""
 
-    def __init__(self, ip, loc):
+    def __init__(self, ip, loc, module=None):
         self.ip = ip
         self.loc = loc
+        self.module = module  # for rules that read other functions (calls, custom rules)
 
     def bind(self, name: str, *operands, **params) -> list:
         opdef = OPS[name]

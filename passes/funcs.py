@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from irax.ir.errors import PassPipelineError
-from irax.ir.jaxpr_view import NUM_CONSTS_ATTR
+from irax.ir.jaxpr_view import NUM_CONSTS_ATTR, body_ops
 from irax.ir.mlir import ir
 
 
@@ -70,3 +70,18 @@ def finish(func, block, results, *, n_consts=0):
             ir.FunctionType.get([a.type for a in block.arguments], [r.type for r in results]))
         if n_consts:
             func.attributes[NUM_CONSTS_ATTR] = int_attr(n_consts)
+
+
+def inline_body(func, operands, ip) -> list:
+    """Copies ``func``'s body before ``ip`` with its arguments bound to the leading ``operands``; returns
+    the copies of its results."""
+    mapping = dict(zip(arguments(func), operands))
+    for op in body_ops(func):
+        if op.name == "func.return":
+            return [mapping.get(v, v) for v in op.operands]
+        clone = op.clone(ip=ip)
+        for i, operand in enumerate(op.operands):
+            if operand in mapping:
+                clone.operands[i] = mapping[operand]
+        mapping.update(zip(op.results, clone.results))
+    raise ValueError(f"@{name_of(func)} has no return")

@@ -24,6 +24,7 @@ from .builder import Builder, aval
 from .registry import register_pass
 
 JVP_RULES: dict = {}
+LINEAR_OPS: set = set()  # ops whose JVP is the op itself: each needs a transpose rule
 NUM_TANGENT_ARGS_ATTR = "jaxpr.num_tangent_args"
 NUM_TANGENT_RESULTS_ATTR = "jaxpr.num_tangent_results"
 
@@ -36,10 +37,9 @@ class JvpBuilder(Builder):
     """A builder that also knows the op being differentiated, to emit its primal."""
 
     def __init__(self, ip, op, primals, module):
-        super().__init__(ip, op.location)
+        super().__init__(ip, op.location, module)
         self.op = op
         self.primals = primals
-        self.module = module
 
     def primal(self) -> list:
         clone = self.op.clone(ip=self.ip)
@@ -74,17 +74,16 @@ def defjvp2(name, *rules):
 
 def _standard_jvp(rules, with_ans, b, primals, tangents, **params):
     outs = b.primal()
-    tangent = None
-    for rule, t in zip(rules, tangents):
-        if rule is not None and t is not None:
-            extra = (outs[0],) if with_ans else ()
-            tangent = add_tangents(b, tangent, rule(b, t, *extra, *primals, **params))
-    return outs, [tangent]
+    extra = (outs[0],) if with_ans else ()
+    contributions = [rule(b, t, *extra, *primals, **params) for rule, t in zip(rules, tangents)
+                     if rule is not None and t is not None]
+    return outs, [functools.reduce(functools.partial(add_tangents, b), contributions, None)]
 
 
 def deflinear(name):
     """The tangent is the op applied to the tangents (zeros instantiated)."""
     JVP_RULES[name] = _linear_jvp
+    LINEAR_OPS.add(name)
 
 
 def _linear_jvp(b, primals, tangents, **params):

@@ -63,10 +63,8 @@ def linearize_function(module, source):
         known.update(zip(op.results, clone.results))
     outs, tangent_outs = returned[:len(returned) - n_tangent_results], returned[len(returned) - n_tangent_results:]
 
-    residuals = []
-    for v in [v for op in linear_ops for v in op.operands] + tangent_outs:
-        if v not in unknown and v not in literals and v not in residuals:
-            residuals.append(v)
+    residuals = list(dict.fromkeys(v for v in [v for op in linear_ops for v in op.operands] + tangent_outs
+                                   if v not in unknown and v not in literals))
     funcs.finish(primal, primal_block, [known[v] for v in outs + residuals], n_consts=n_consts)
     primal.attributes[NUM_RESIDUALS_ATTR] = funcs.int_attr(len(residuals))
 

@@ -7,13 +7,14 @@ passes can inline, drop and merge them freely.
 from __future__ import annotations
 
 from irax.ir.jaxpr_view import body_ops
+from irax.ir.ops import CALL_BODY_PARAMS
 from irax.ir.mlir import ir
 
-from .funcs import functions, symbols
+from .funcs import functions, inline_body, symbols
 from .registry import register_pass
 
 
-@register_pass("jaxpr-inline", "Inlines every jaxpr.pjit call (nested jit) into its caller")
+@register_pass("jaxpr-inline", "Inlines every call (jaxpr.pjit, custom_jvp_call, custom_vjp_call) into its caller")
 def inline(module):
     table = symbols(module)
     changed = True
@@ -21,7 +22,7 @@ def inline(module):
         changed = False
         for func in functions(module):
             for op in body_ops(func):
-                if op.name == "jaxpr.pjit":
+                if op.name[len("jaxpr."):] in CALL_BODY_PARAMS:
                     callee = table[ir.FlatSymbolRefAttr(op.attributes["callee"]).value]
                     inline_call(op, callee)
                     changed = True
@@ -29,19 +30,10 @@ def inline(module):
 
 
 def inline_call(call, callee):
-    ip = ir.InsertionPoint(call)
-    mapping = dict(zip(callee.regions[0].blocks[0].arguments, call.operands))
-    for op in body_ops(callee):
-        if op.name == "func.return":
-            for old, new in zip(call.results, op.operands):
-                old.replace_all_uses_with(mapping.get(new, new))
-            continue
-        clone = op.clone(ip=ip)
-        for i, operand in enumerate(op.operands):
-            if operand in mapping:
-                clone.operands[i] = mapping[operand]
-        for old, new in zip(op.results, clone.results):
-            mapping[old] = new
+    """Replaces ``call`` by a copy of ``callee``'s body (the callee takes the call's leading operands)."""
+    results = inline_body(callee, list(call.operands), ir.InsertionPoint(call))
+    for old, new in zip(call.results, results):
+        old.replace_all_uses_with(new)
     call.erase()
 
 
@@ -49,8 +41,9 @@ def _erase_unreferenced(module):
     used = set()
     for func in functions(module):
         for op in body_ops(func):
-            if "callee" in op.attributes:
-                used.add(ir.FlatSymbolRefAttr(op.attributes["callee"]).value)
+            for name in op.attributes:
+                if name.endswith("callee"):
+                    used.add(ir.FlatSymbolRefAttr(op.attributes[name]).value)
     for func in functions(module):
         visibility = func.attributes["sym_visibility"] if "sym_visibility" in func.attributes else None
         name = ir.StringAttr(func.attributes["sym_name"]).value

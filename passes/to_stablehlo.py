@@ -23,8 +23,9 @@ LOWERINGS: dict = {}
 class Lowering:
     """Emits StableHLO ops in front of one jaxpr op."""
 
-    def __init__(self, op):
+    def __init__(self, op, symbols=None):
         self.op = op
+        self.symbols = symbols or {}  # the module's functions, for calls
         self.loc = op.location
         self.ip = ir.InsertionPoint(op)
         self.result_avals = [aval_of_type(r.type) for r in op.results]
@@ -545,8 +546,8 @@ def _logaddexp_body(ctx, op, t):
                                attributes={"comparison_direction": _attr("#stablehlo<comparison_direction EQ>")},
                                loc=ctx.loc, ip=ip).result
     result = ir.Operation.create("stablehlo.select", results=[t], operands=[same, emit("stablehlo.add", [
-        hi, ir.Operation.create("stablehlo.constant", results=[t], attributes={
-            "value": dense_attr(np.array(np.log(2.0), dtype=A.dtype_from_mlir_name(str(ir.RankedTensorType(t).element_type))), t)},
+        hi, ir.Operation.create("stablehlo.constant", results=[t], attributes={"value": dense_attr(np.array(
+            np.log(2.0), dtype=A.dtype_from_mlir_name(str(ir.RankedTensorType(t).element_type))), t)},
             loc=ctx.loc, ip=ip).result]), total], loc=ctx.loc, ip=ip).result
     ir.Operation.create("stablehlo.return", results=[], operands=[result], loc=ctx.loc, ip=ip)
 
@@ -557,11 +558,18 @@ def _literal(ctx, *, value, weak_type=None):
     return ctx.emit("stablehlo.constant", [], [t], {"value": dense_attr(np.asarray(value), t)}).result
 
 
-@lowering("pjit")
-def _pjit(ctx, *args, name, callee):
-    op = ctx.emit("func.call", list(args), [r.type for r in ctx.op.results],
+@lowering("pjit", "custom_jvp_call", "custom_vjp_call")
+def _call(ctx, *args, name, callee, **rules):
+    """A call of the function's own body; custom derivative rules play no part in evaluation."""
+    n_args = len(ir.FunctionType(ir.TypeAttr(ctx.symbols[callee].attributes["function_type"]).value).inputs)
+    op = ctx.emit("func.call", list(args[:n_args]), [r.type for r in ctx.op.results],
                   {"callee": ir.FlatSymbolRefAttr.get(callee)})
     return list(op.results)
+
+
+@lowering("custom_lin")
+def _custom_lin(ctx, *args, **params):
+    raise TypeError("can't apply forward-mode autodiff (jvp) to a custom_vjp function.")
 
 
 # Float64 and complex128 forms of the ops IREE would compile to unresolvable libm calls (see f64_math).
@@ -571,6 +579,8 @@ for _name in f64_math.NAMES:
 
 def lower_module(module):
     """Rewrites every jaxpr op of ``module`` into StableHLO (in place)."""
+    symbols = {ir.StringAttr(f.attributes["sym_name"]).value: f for f in module.body.operations
+               if "sym_name" in f.attributes}
     for func in list(module.body.operations):
         if func.operation.name != "func.func":
             continue
@@ -581,7 +591,7 @@ def lower_module(module):
             rule = LOWERINGS.get(opdef.name)
             if rule is None:
                 raise NotImplementedError(f"StableHLO lowering rule for 'jaxpr.{opdef.name}' is not implemented")
-            results = rule(Lowering(op), *op.operands, **decode_params(opdef, op))
+            results = rule(Lowering(op, symbols), *op.operands, **decode_params(opdef, op))
             results = results if isinstance(results, list) else [results]
             for old, new in zip(op.results, results):
                 old.replace_all_uses_with(new)

@@ -66,7 +66,7 @@ def transpose_function(module, source):
         env.update(zip(op.results, clone.results))
 
     cts = {}
-    b = Builder(ip, source.location)
+    b = Builder(ip, source.location, module)
 
     def accumulate(value, ct):
         cts[value] = b.add_any(cts[value], ct) if value in cts else ct
@@ -85,6 +85,9 @@ def transpose_function(module, source):
                                       "implemented")
         b.loc = op.location
         operands = [Undefined(aval(v)) if v in linear else env[v] for v in op.operands]
+        if len(cts_out) > 1:  # a multi-result op's rule gets every cotangent, zeros instantiated
+            cts_out = [b.full(aval(r).shape, aval(r).dtype, 0) if ct is None else ct
+                       for ct, r in zip(cts_out, op.results)]
         ct_arg = cts_out if len(cts_out) > 1 else cts_out[0]
         cts_in = rule(b, ct_arg, *operands, **decode_params(OPS[name], op))
         for v, ct in zip(op.operands, cts_in):

@@ -46,7 +46,7 @@ TRANSPOSE_RULES.update({
 def _reduce_sum_transpose(b, ct, operand, *, axes, out_sharding):
     shape = operand.aval.shape
     dims = tuple(int(d) for d in np.delete(np.arange(len(shape)), axes))
-    return [b.broadcast_in_dim(ct, shape=shape, broadcast_dimensions=dims)]
+    return [U.broadcast_in_dim(b, ct, shape, dims)]
 
 
 def _broadcast_in_dim_transpose(b, ct, operand, *, shape, broadcast_dimensions, sharding):
@@ -130,4 +130,103 @@ TRANSPOSE_RULES.update({
     "select_n": _select_n_transpose, "dot_general": _dot_general_transpose,
     "transpose": lambda b, ct, x, *, permutation: [U.transpose(b, ct, tuple(int(a) for a in np.argsort(permutation)))],
     "squeeze": lambda b, ct, x, *, dimensions: [U.expand_dims(b, ct, dimensions)],
+})
+
+
+def _pad_transpose(b, ct, operand, padding_value, *, padding_config):
+    """The operand's cotangent is ct unpadded: negative low/high padding crops, a strided slice drops the interior;
+    the padding value's is what remains of ct's total. JAX unpads only for a linear operand, so it fails when just
+    the padding value is linear; here the padding value's share then unpads too."""
+    ndim = len(padding_config)
+
+    def total(x):
+        return b.reduce_sum(x, axes=tuple(range(ndim)))
+
+    def t_op():
+        unpadded = b.pad(ct, 0.0, padding_config=tuple((-lo, -hi, 0) for lo, hi, _ in padding_config))
+        return b.slice(unpadded, start_indices=(0,) * ndim, limit_indices=aval(unpadded).shape,
+                       strides=tuple(interior + 1 for _, _, interior in padding_config))
+
+    t_operand = t_op() if is_undefined(operand) or is_undefined(padding_value) else None
+    t_padv = b.sub(total(ct), total(t_operand)) if is_undefined(padding_value) else None
+    return [t_operand if is_undefined(operand) else None, t_padv]
+
+
+def _slice_transpose(b, ct, operand, *, start_indices, limit_indices, strides):
+    """Pads ct back to the operand's shape with zeros; a stride's gaps become interior padding."""
+    shape = operand.aval.shape
+    if strides is None or all(s == 1 for s in strides):
+        pads = zip(start_indices, np.subtract(shape, limit_indices), (0,) * len(start_indices))
+    else:
+        ct_shape = np.array(aval(ct).shape)
+        real_limits = np.add(start_indices, np.where(ct_shape == 0, 0, 1 + (ct_shape - 1) * np.array(strides)))
+        pads = zip(start_indices, np.subtract(shape, real_limits), np.subtract(strides, 1))
+    return [b.pad(ct, 0, padding_config=tuple(pads))]
+
+
+def _concatenate_transpose(b, ct, *operands, dimension):
+    """JAX splits ct with ``split``, which irax has no primitive for; this is JAX's rule from before ``split``
+    existed: one static slice of ct per linear operand."""
+    sizes = [_operand_aval(o).shape[dimension] for o in operands]
+    shape = aval(ct).shape
+    cts, start = [], 0
+    for o, size in zip(operands, sizes):
+        if is_undefined(o):
+            starts = tuple(start if d == dimension else 0 for d in range(len(shape)))
+            limits = tuple(start + size if d == dimension else n for d, n in enumerate(shape))
+            cts.append(b.slice(ct, start_indices=starts, limit_indices=limits, strides=None))
+        else:
+            cts.append(None)
+        start += size
+    return cts
+
+
+def _stack_transpose(b, ct, *operands, axis):
+    """JAX unstacks ct with ``unstack``, which irax has no primitive for; each linear operand gets its index along
+    ``axis`` as ``lax.index_in_dim`` computes it (a unit slice, then a squeeze)."""
+    shape = aval(ct).shape
+    cts = []
+    for i, o in enumerate(operands):
+        if is_undefined(o):
+            starts = tuple(i if d == axis else 0 for d in range(len(shape)))
+            limits = tuple(i + 1 if d == axis else n for d, n in enumerate(shape))
+            cts.append(b.squeeze(b.slice(ct, start_indices=starts, limit_indices=limits, strides=None),
+                                 dimensions=(axis,)))
+        else:
+            cts.append(None)
+    return cts
+
+
+def _complex_transpose(b, ct, x, y):
+    return [U.unbroadcast(b, x.aval, b.real(ct)) if is_undefined(x) else None,
+            U.unbroadcast(b, y.aval, b.imag(b.neg(ct))) if is_undefined(y) else None]
+
+
+def _conj_transpose(b, ct, x, *, input_dtype):
+    """irax's conj takes complex operands only (its ``input_dtype`` is always None), so JAX's ``real(ct)`` branch
+    for a real operand never arises."""
+    return [b.conj(ct)]
+
+
+def _dynamic_slice_transpose(b, ct, operand, *start_indices, slice_sizes):
+    zeros = b.full(operand.aval.shape, operand.aval.dtype, 0)
+    return [b.dynamic_update_slice(zeros, ct, *start_indices)] + [None] * len(start_indices)
+
+
+def _dynamic_update_slice_transpose(b, ct, operand, update, *start_indices):
+    """The zeros for the update's window are made even when only the update is linear, as in JAX."""
+    update_shape = _operand_aval(update).shape
+    zeros = b.full(update_shape, aval(ct).dtype, 0)
+    operand_t = b.dynamic_update_slice(ct, zeros, *start_indices) if is_undefined(operand) else None
+    update_t = b.dynamic_slice(ct, *start_indices, slice_sizes=update_shape) if is_undefined(update) else None
+    return [operand_t, update_t] + [None] * len(start_indices)
+
+
+TRANSPOSE_RULES.update({
+    "pad": _pad_transpose, "slice": _slice_transpose, "concatenate": _concatenate_transpose,
+    "stack": _stack_transpose, "rev": lambda b, ct, x, *, dimensions: [b.rev(ct, dimensions=dimensions)],
+    "real": lambda b, ct, x: [b.complex(ct, 0.0)], "imag": lambda b, ct, x: [b.complex(0.0, b.neg(ct))],
+    "complex": _complex_transpose, "conj": _conj_transpose,
+    "cumsum": lambda b, ct, x, *, axis, reverse: [b.cumsum(ct, axis=axis, reverse=not reverse)],
+    "dynamic_slice": _dynamic_slice_transpose, "dynamic_update_slice": _dynamic_update_slice_transpose,
 })

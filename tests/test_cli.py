@@ -54,7 +54,8 @@ def test_opt_lowers_and_prints_after_each_pass(model, tmp_path):
 def test_passes_lists_every_pass():
     out = run("passes")
     assert out.returncode == 0
-    for name in ("jaxpr-inline", "jaxpr-dce", "jaxpr-cse", "jaxpr-verify", "jaxpr-to-stablehlo"):
+    for name in ("jaxpr-inline", "jaxpr-dce", "jaxpr-cse", "jaxpr-verify", "jaxpr-to-stablehlo", "jaxpr-jvp",
+                 "jaxpr-linearize", "jaxpr-transpose"):
         assert name in out.stdout
 
 
@@ -80,3 +81,14 @@ def test_bad_spec_unknown_pass_and_bad_ir(model, tmp_path):
     bad.write_text("func.func @f(%a: tensor<3xf32>) -> tensor<3xf32> {\n  %0 = \"jaxpr.sin\"(%a) :\n}\n")
     out = run("opt", str(bad))
     assert out.returncode == 1 and "bad.mlir:" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_jaxpr_transform_grad_prints_jax_text(tmp_path):
+    path = tmp_path / "loss.py"
+    path.write_text("import irax.numpy as jnp\n\ndef loss(x, w):\n    return jnp.sum(jnp.tanh(x @ w))\n")
+    out = run("jaxpr", f"{path}:loss", "--arg", "f32[2,3]", "--arg", "f32[3,4]", "--transform", "grad")
+    assert out.returncode == 0, out.stderr
+    jax = pytest.importorskip("jax")
+    expected = jax.make_jaxpr(jax.grad(lambda x, w: jax.numpy.sum(jax.numpy.tanh(x @ w)), argnums=(0, 1)))(
+        jax.numpy.ones((2, 3)), jax.numpy.ones((3, 4)))
+    assert out.stdout.strip() == str(expected).strip()

@@ -1,11 +1,12 @@
-"""Every op of the dialect has a row in every rule table (structural ops handled by the drivers)."""
+"""Every op of the dialect has a row in every rule table (structural ops handled by the drivers): NumPy rule,
+StableHLO lowering, JVP rule, and a transpose rule for each linear op."""
 from irax.backends import numpy_rules
 from irax.ir.ops import OPS
-from irax.passes import to_stablehlo
+from irax.passes import jvp, to_stablehlo, transpose
 
-# Ops that the drivers handle themselves: the interpreter calls a pjit's callee and
-# the tracer folds literals into operands.
-STRUCTURAL = {"pjit"}
+# Ops that the drivers handle themselves: the interpreter runs a call's callee (pjit, custom_jvp_call,
+# custom_vjp_call) and the tracer folds literals into operands.
+STRUCTURAL = {"pjit", "custom_jvp_call", "custom_vjp_call"}
 
 
 def test_every_op_has_a_numpy_rule():
@@ -18,9 +19,21 @@ def test_every_op_has_a_stablehlo_lowering():
     assert not missing, f"ops without a StableHLO lowering rule: {missing}"
 
 
+def test_every_op_has_a_jvp_rule():
+    missing = sorted(set(OPS) - set(jvp.JVP_RULES) - {"literal"})
+    assert not missing, f"ops without a JVP rule (or a zero one): {missing}"
+
+
+def test_every_linear_op_has_a_transpose_rule():
+    linear = jvp.LINEAR_OPS | {"add", "sub", "mul", "div", "dot_general", "broadcast_in_dim", "convert_element_type",
+                               "select_n"}
+    missing = sorted(linear - set(transpose.TRANSPOSE_RULES))
+    assert not missing, f"linear ops without a transpose rule: {missing}"
+
+
 def test_rule_tables_name_only_declared_ops():
-    assert set(numpy_rules.RULES) <= set(OPS)
-    assert set(to_stablehlo.LOWERINGS) <= set(OPS)
+    for table in (numpy_rules.RULES, to_stablehlo.LOWERINGS, jvp.JVP_RULES, transpose.TRANSPOSE_RULES):
+        assert set(table) <= set(OPS)
 
 
 def test_every_op_has_a_doc_and_declared_params():

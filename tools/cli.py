@@ -63,12 +63,29 @@ def _arg_structs(specs):
     return structs
 
 
+def _transformed(fn, transform, structs):
+    """``(function, its abstract arguments)`` for ``--transform``: jvp takes primals and tangents of the same
+    types, vjp takes the arguments and a cotangent of the output's type."""
+    import irax
+    if transform in (None, "none"):
+        return fn, structs
+    if transform in ("grad", "value_and_grad", "hessian"):
+        return getattr(irax, transform)(fn, argnums=tuple(range(len(structs))) if len(structs) > 1 else 0), structs
+    if transform == "jvp":
+        n = len(structs)
+        return (lambda *xs: irax.jvp(fn, xs[:n], xs[n:])), structs + structs
+    out = irax.eval_shape(fn, *structs)
+    n = len(structs)
+    return (lambda *xs: irax.vjp(fn, *xs[:n])[1](xs[n])), structs + [out]
+
+
 def cmd_jaxpr(args):
     import irax
     fn = _load_function(args.target)
     statics = _parse_static(args.static)
     structs = _arg_structs(args.arg)
-    closed = irax.make_jaxpr(lambda *xs: fn(*xs, **statics))(*structs)
+    traced_fn, traced_args = _transformed(lambda *xs: fn(*xs, **statics), args.transform, structs)
+    closed = irax.make_jaxpr(traced_fn)(*traced_args)
     if args.mlir:
         print(closed.jaxpr.mlir)
     else:
@@ -113,6 +130,8 @@ def build_parser():
     p.add_argument("--arg", action="append", help="an argument's type in JAX notation, e.g. 'f32[10,3]'")
     p.add_argument("--static", action="append", help="a static keyword argument NAME=VALUE")
     p.add_argument("--mlir", action="store_true", help="print the jaxpr dialect (MLIR) with locations")
+    p.add_argument("--transform", choices=["none", "grad", "value_and_grad", "jvp", "vjp", "hessian"],
+                   help="print the jaxpr of the transformed function, as jax.make_jaxpr(jax.grad(f)) would")
     p.set_defaults(run=cmd_jaxpr)
     p = sub.add_parser("opt", help="run a pass pipeline over a .mlir file (mlir-opt style)")
     p.add_argument("input", help="a .mlir file, or - for stdin")

@@ -1,0 +1,264 @@
+"""``custom_jvp`` and ``custom_vjp``: functions that bring their own derivative rules.
+
+Called eagerly they just run. Under a trace, the function and its rules are
+traced into private functions of the module (once per argument signature) and
+the call is a ``jaxpr.custom_jvp_call`` / ``jaxpr.custom_vjp_call`` naming them;
+the autodiff passes inline the rules (``passes/custom_calls.py``), and every
+other pass treats the op as a call of the function itself.
+"""
+from __future__ import annotations
+
+import functools
+import inspect
+import itertools
+import weakref
+
+import numpy as np
+
+from . import api, core, tree_util
+
+_names = itertools.count()
+
+
+def _source_line(fn) -> str:
+    try:
+        return f"{inspect.getsourcefile(fn)}:{inspect.getsourcelines(fn)[1]}"
+    except (OSError, TypeError):
+        return "<unknown>"
+
+
+def _flat(fn, in_tree, out_trees):
+    """``fn`` on flat leaves, returning flat leaves; the output tree goes to ``out_trees``."""
+    def flat(*leaves):
+        out = fn(*tree_util.tree_unflatten(in_tree, list(leaves)))
+        out_leaves, out_tree = tree_util.tree_flatten(out)
+        out_trees.append(out_tree)
+        return out_leaves
+    return flat
+
+
+class _Custom:
+    """What custom_jvp and custom_vjp share: binding the arguments, nondiff_argnums, per-module tracing."""
+
+    def __init__(self, fun, nondiff_argnums=()):
+        functools.update_wrapper(self, fun)
+        self.fun = fun
+        self.nondiff_argnums = tuple(nondiff_argnums)
+        self.symbolic_zeros = False
+        self._traced = weakref.WeakKeyDictionary()  # module -> {signature: traced functions}
+
+    def __get__(self, obj, objtype=None):
+        return self if obj is None else functools.partial(self, obj)
+
+    def __call__(self, *args, **kwargs):
+        if getattr(self, self.RULE_KINDS[0]) is None:
+            raise AttributeError(self.UNDEFINED.format(self.__name__))
+        args = self._bind_args(args, kwargs)
+        trace = core.current_trace()
+        if isinstance(trace, core.EvalTrace):
+            return self.fun(*args)
+        nondiff, dyn = self._split(args)
+        leaves, in_tree = tree_util.tree_flatten(dyn)
+        key = (in_tree, tuple(api.abstractify(x) for x in leaves), _hashable(nondiff))
+        entry = self._entry(trace, key, leaves, in_tree, nondiff, self.RULE_KINDS)
+        return self._emit(trace, entry, leaves, f"{type(self).__name__}_call", **self._call_params())
+
+    def _bind_args(self, args, kwargs):
+        if not kwargs:
+            return tuple(args)
+        bound = inspect.signature(self.fun).bind(*args, **kwargs)
+        bound.apply_defaults()
+        return tuple(bound.args)
+
+    def _split(self, args):
+        nondiff = tuple(args[i] for i in self.nondiff_argnums)
+        dyn = tuple(a for i, a in enumerate(args) if i not in self.nondiff_argnums)
+        return nondiff, dyn
+
+    def _with_nondiff(self, fn, nondiff):
+        """``fn`` of the differentiable arguments only, the nondiff ones put back in their places."""
+        def call(*dyn):
+            it, fixed = iter(dyn), dict(zip(self.nondiff_argnums, nondiff))
+            return fn(*[fixed[i] if i in fixed else next(it) for i in range(len(dyn) + len(nondiff))])
+        return call
+
+    def _entry(self, trace, key, leaves, in_tree, nondiff, rule_kinds):
+        """The traced function and rules for this signature in ``trace``'s module, traced on first use.
+
+        The function is traced first and the entry cached before the rules are, so that a rule calling the
+        function itself (as ``defjvps`` rules do) finds it and names the rules' functions in advance.
+        """
+        cache = self._traced.setdefault(trace.module, {})
+        entry = cache.get(key)
+        if entry is None:
+            name = f"{_symbol(self.fun)}_{next(_names)}"
+            out_trees = []
+            callee = self._trace(_flat(self._with_nondiff(self.fun, nondiff), in_tree, out_trees), leaves, name,
+                                 type(self).__name__, trace)
+            entry = cache[key] = _Entry(callee, out_trees[0], {k: f"{name}_{k}" for k in rule_kinds})
+            self._trace_rules(entry, trace, nondiff, leaves, in_tree)
+        elif entry.rules is None:
+            entry.recursive = True
+        return entry
+
+    def _emit(self, trace, entry, leaves, primitive, **params):
+        rules = entry.rules or {}
+        if entry.recursive and any(r.closure for r in rules.values()):
+            raise NotImplementedError(f"the rules of {self.__name__} call it while closing over arrays; pass "
+                                      "those as arguments instead")
+        consts = [c for kind in entry.names for c in (rules[kind].closure if kind in rules else [])]
+        outs = trace.call(entry.callee, list(leaves) + entry.callee.closure + consts, primitive,
+                          **{f"{kind}_callee": name for kind, name in entry.names.items()}, **params)
+        return tree_util.tree_unflatten(entry.out_tree, outs)
+
+    def _trace(self, fn, leaves, name, purpose, trace):
+        fn.__name__ = getattr(self.fun, "__name__", "fun")
+        return api.trace(fn, tuple(leaves), {}, purpose=purpose, module=trace.module, func_name=name, private=True)
+
+
+class _Entry:
+    """A custom function traced into a module: its body, output tree, and its rules' functions by kind."""
+
+    def __init__(self, callee, out_tree, names):
+        self.callee, self.out_tree, self.names = callee, out_tree, names
+        self.rules = None  # kind -> Traced, once traced
+        self.recursive = False
+
+
+def _symbol(fun) -> str:
+    name = getattr(fun, "__name__", "fn")
+    return "".join(c if c.isalnum() or c == "_" else "_" for c in name) or "fn"
+
+
+class custom_jvp(_Custom):
+    """A function with a custom JVP rule (as ``jax.custom_jvp``): ``f.defjvp(jvp)`` with
+    ``jvp(primals, tangents) -> (primal_out, tangent_out)``, or ``f.defjvps(*tangent_rules)``."""
+
+    RULE_KINDS = ("jvp",)
+    UNDEFINED = "No JVP defined for custom_jvp function {} using defjvp."
+
+    def __init__(self, fun, nondiff_argnums=()):
+        super().__init__(fun, nondiff_argnums)
+        self.jvp = None
+
+    def defjvp(self, jvp, symbolic_zeros=False):
+        self.jvp = jvp
+        self.symbolic_zeros = symbolic_zeros
+        return jvp
+
+    def defjvps(self, *jvps):
+        if self.nondiff_argnums:
+            raise TypeError("Can't use ``defjvps`` with ``nondiff_argnums``.")
+
+        def jvp(primals, tangents):
+            primal_out = self(*primals)
+            contributions = [rule(t, primal_out, *primals) for rule, t in zip(jvps, tangents) if rule is not None]
+            if not contributions:
+                return primal_out, tree_util.tree_map(lambda x: np.zeros(np.shape(x), x.dtype), primal_out)
+            return primal_out, tree_util.tree_map(lambda *ts: functools.reduce(_add_any, ts), *contributions)
+
+        self.defjvp(jvp)
+
+    def _call_params(self):
+        return {"jvp": getattr(self.jvp, "__name__", "jvp"), "symbolic_zeros": self.symbolic_zeros}
+
+    def _trace_rules(self, entry, trace, nondiff, leaves, in_tree):
+        n = len(leaves)
+
+        def flat_jvp(*xs):
+            primals = tree_util.tree_unflatten(in_tree, list(xs[:n]))
+            tangents = tree_util.tree_unflatten(in_tree, list(xs[n:]))
+            out, tangent_out = self.jvp(*nondiff, primals, tangents)
+            return tree_util.tree_leaves(out) + tree_util.tree_leaves(tangent_out)
+        entry.rules = {"jvp": self._trace(flat_jvp, list(leaves) * 2, entry.names["jvp"], "custom_jvp rule", trace)}
+
+
+def _add_any(x, y):
+    return core.bind1("add_any", x, y)
+
+
+def _hashable(values):
+    try:
+        hash(values)
+        return values
+    except TypeError:
+        return id(values)
+
+
+class custom_vjp(_Custom):
+    """A function with a custom VJP (as ``jax.custom_vjp``): ``f.defvjp(fwd, bwd)`` with
+    ``fwd(*args) -> (out, residuals)`` and ``bwd(residuals, out_cotangent) -> tuple of argument cotangents``."""
+
+    RULE_KINDS = ("fwd", "bwd")
+    UNDEFINED = "No VJP defined for custom_vjp function {} using defvjp."
+
+    def __init__(self, fun, nondiff_argnums=()):
+        super().__init__(fun, nondiff_argnums)
+        self.fwd = self.bwd = None
+
+    def defvjp(self, fwd, bwd, symbolic_zeros=False, optimize_remat=False):
+        self.fwd, self.bwd = fwd, bwd
+        self.symbolic_zeros = symbolic_zeros
+
+    def _call_params(self):
+        return {"fwd": getattr(self.fwd, "__name__", "fwd"), "bwd": getattr(self.bwd, "__name__", "bwd"),
+                "symbolic_zeros": self.symbolic_zeros}
+
+    def _trace_rules(self, entry, trace, nondiff, leaves, in_tree):
+        res_trees = []
+        dyn = tree_util.tree_unflatten(in_tree, list(leaves))
+
+        def flat_fwd(*xs):
+            out, res = self._with_nondiff(self.fwd, nondiff)(*tree_util.tree_unflatten(in_tree, list(xs)))
+            out_leaves, out_tree = tree_util.tree_flatten(out)
+            if out_tree != entry.out_tree:
+                raise TypeError(f"Custom VJP fwd rule {self.fwd.__name__} (at {_source_line(self.fwd)}) must produce "
+                                f"a pair whose first element has the structure of the primal output "
+                                f"{entry.out_tree}, but got {out_tree}.")
+            res_leaves, res_tree = tree_util.tree_flatten(res)
+            res_trees.append(res_tree)
+            return out_leaves + res_leaves
+        fwd = self._trace(flat_fwd, leaves, entry.names["fwd"], "custom_vjp fwd", trace)
+        n_out = len(entry.callee.out_avals)
+        res_avals = fwd.out_avals[n_out:]
+
+        def flat_bwd(*xs):
+            res = tree_util.tree_unflatten(res_trees[0], list(xs[:len(res_avals)]))
+            cts = tree_util.tree_unflatten(entry.out_tree, list(xs[len(res_avals):]))
+            return _check_bwd_output(self.bwd, self.bwd(*nondiff, res, cts), dyn)
+        structs = [api.ShapeDtypeStruct(a.shape, a.dtype) for a in list(res_avals) + list(entry.callee.out_avals)]
+        entry.rules = {"fwd": fwd, "bwd": self._trace(flat_bwd, structs, entry.names["bwd"], "custom_vjp bwd", trace)}
+
+
+def _check_bwd_output(bwd, grads, dyn):
+    """JAX's checks of a bwd rule's result, naming the rule's source line; ``None`` entries become zeros."""
+    where = f" (bwd rule {getattr(bwd, '__name__', 'bwd')} at {_source_line(bwd)})"
+    if isinstance(grads, list):
+        grads = tuple(grads)
+    _, dyn_tree = tree_util.tree_flatten(dyn)
+    grad_tree = tree_util.tree_structure(grads, is_leaf=lambda x: x is None)
+    if not isinstance(grads, tuple) or len(grads) != len(dyn):
+        raise TypeError("Custom VJP bwd rule must produce an output with the same container (pytree) structure as "
+                        "the args tuple of the primal function, and in particular must produce a tuple of length "
+                        "equal to the number of arguments to the primal function, but got bwd output structure "
+                        f"{grad_tree} for primal input structure {dyn_tree}.{where}")
+    leaves = []
+    for i, (g, x) in enumerate(zip(grads, dyn)):
+        x_leaves, x_tree = tree_util.tree_flatten(x)
+        if g is None:
+            leaves += [np.zeros(np.shape(leaf), api.abstractify(leaf).dtype) for leaf in x_leaves]
+            continue
+        g_leaves, g_tree = tree_util.tree_flatten(g)
+        if g_tree != x_tree:
+            raise TypeError(f"Custom VJP bwd rule must produce an output with the same container (pytree) structure "
+                            f"as the args tuple of the primal function, but at output[{i}] the bwd rule produced "
+                            f"{g_tree} for an input of structure {x_tree}.{where}")
+        for gl, xl in zip(g_leaves, x_leaves):
+            ga, xa = api.abstractify(gl), api.abstractify(xl)
+            if ga.shape != xa.shape:
+                raise ValueError(f"Custom VJP bwd rule must produce an output with the same type as the args tuple "
+                                 f"of the primal function, but at output[{i}] the bwd rule produced an output of "
+                                 f"type {ga.str_short()} corresponding to an input of type {xa.str_short()}, so the "
+                                 f"shapes do not match{where}")
+        leaves += g_leaves
+    return leaves
