@@ -372,6 +372,11 @@ def _literal(*, value, weak_type=None):
     return np.asarray(value)
 
 
+@rule("name")
+def _name(x, *, name):
+    return x
+
+
 @rule("custom_lin")
 def _custom_lin(*operands, **params):
     raise TypeError("can't apply forward-mode autodiff (jvp) to a custom_vjp function.")

@@ -10,7 +10,6 @@ trace's tracers also carry values, so Python control flow on values works.
 from __future__ import annotations
 
 import functools
-import itertools
 import operator
 import weakref
 
@@ -43,6 +42,8 @@ def replay(module, func, args) -> list:
             continue
         params = {p.name: params[p.name] for p in opdef.params if p.kind.stored}
         operands = [env[v] for v in op.operands]
+        if name == "custom_lin":
+            raise TypeError("can't apply forward-mode autodiff (jvp) to a custom_vjp function.")
         if name in CALL_BODY_PARAMS:
             outs = _replay_call(module, name, params, operands)
         else:
@@ -60,8 +61,9 @@ def _replay_call(module, primitive, params, operands):
     if isinstance(core.current_trace(), core.EvalTrace):
         return replay(module, callee, operands[:n_args])
     outer = core.current_trace()
-    copied = _copy_function(module, callee, params["name"], outer)
-    rules = {key: _copy_function(module, lookup(module, value), params["name"], outer)
+    name = params.get("name", "remat")
+    copied = _copy_function(module, callee, name, outer)
+    rules = {key: _copy_function(module, lookup(module, value), name, outer)
              for key, value in params.items() if key.endswith("_callee")}
     rest = {k: v for k, v in params.items() if k not in ("name", "callee") and not k.endswith("_callee")}
     return outer.call(copied, list(operands), primitive, **rest,
@@ -69,7 +71,6 @@ def _replay_call(module, primitive, params, operands):
 
 
 _copies: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # caller's module -> {source: copy}
-_copy_names = itertools.count()
 
 
 def _copy_function(module, func, name, outer):
@@ -82,7 +83,7 @@ def _copy_function(module, func, name, outer):
     key = (id(module), name_of(func))  # the entry holds the module, so its id is not reused meanwhile
     if key in done:
         return done[key][1]
-    target = f"{_symbol(name)}_{next(_copy_names)}"
+    target = f"{_symbol(name)}_{next(api._callee_names)}"
     done[key] = (module, target)
 
     def body(*xs):

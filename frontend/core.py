@@ -376,13 +376,13 @@ def pop_trace(trace):
     trace.active = False
 
 
-def bind(name: str, *args, **params):
-    """Applies primitive ``name``: evaluates it, or records it under a trace."""
-    return _stack[-1].process(ops.OPS[name], args, params)
+def bind(primitive: str, *args, **params):
+    """Applies ``primitive``: evaluates it, or records it under a trace."""
+    return _stack[-1].process(ops.OPS[primitive], args, params)
 
 
-def bind1(name: str, *args, **params):
-    return _stack[-1].process(ops.OPS[name], args, params)[0]
+def bind1(primitive: str, *args, **params):
+    return _stack[-1].process(ops.OPS[primitive], args, params)[0]
 
 
 def new_module():

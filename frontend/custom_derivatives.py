@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import functools
 import inspect
-import itertools
 import weakref
 
 import numpy as np
 
 from . import api, core, tree_util
 
-_names = itertools.count()
+_names = api._callee_names  # one counter for every function irax adds to a module: names stay unique
 
 
 def _source_line(fn) -> str:
@@ -45,7 +44,7 @@ class _Custom:
         self.fun = fun
         self.nondiff_argnums = tuple(nondiff_argnums)
         self.symbolic_zeros = False
-        self._traced = weakref.WeakKeyDictionary()  # module -> {signature: traced functions}
+        self._traced = weakref.WeakKeyDictionary()  # module -> {signature: entry whose rules are being traced}
 
     def __get__(self, obj, objtype=None):
         return self if obj is None else functools.partial(self, obj)
@@ -83,22 +82,24 @@ class _Custom:
         return call
 
     def _entry(self, trace, key, leaves, in_tree, nondiff, rule_kinds):
-        """The traced function and rules for this signature in ``trace``'s module, traced on first use.
-
-        The function is traced first and the entry cached before the rules are, so that a rule calling the
-        function itself (as ``defjvps`` rules do) finds it and names the rules' functions in advance.
+        """The function and its rules traced into ``trace``'s module: anew at each call, as JAX prints a
+        body per call. The function is traced first and the entry kept while the rules are traced, so that
+        a rule calling the function itself (as ``defjvps`` rules do) reuses it and names the rules' functions.
         """
-        cache = self._traced.setdefault(trace.module, {})
-        entry = cache.get(key)
-        if entry is None:
-            name = f"{_symbol(self.fun)}_{next(_names)}"
-            out_trees = []
-            callee = self._trace(_flat(self._with_nondiff(self.fun, nondiff), in_tree, out_trees), leaves, name,
-                                 type(self).__name__, trace)
-            entry = cache[key] = _Entry(callee, out_trees[0], {k: f"{name}_{k}" for k in rule_kinds})
-            self._trace_rules(entry, trace, nondiff, leaves, in_tree)
-        elif entry.rules is None:
+        in_progress = self._traced.setdefault(trace.module, {})
+        entry = in_progress.get(key)
+        if entry is not None:
             entry.recursive = True
+            return entry
+        name = f"{_symbol(self.fun)}_{next(_names)}"
+        out_trees = []
+        callee = self._trace(_flat(self._with_nondiff(self.fun, nondiff), in_tree, out_trees), leaves, name,
+                             type(self).__name__, trace)
+        entry = in_progress[key] = _Entry(callee, out_trees[0], {k: f"{name}_{k}" for k in rule_kinds})
+        try:
+            self._trace_rules(entry, trace, nondiff, leaves, in_tree)
+        finally:
+            del in_progress[key]
         return entry
 
     def _emit(self, trace, entry, leaves, primitive, **params):

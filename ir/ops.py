@@ -177,9 +177,17 @@ declare("custom_lin", VARIADIC, None, Param("num_res", P.INT), Param("bwd", P.ST
 declare("literal", 0, S.literal, Param("value", P.SCALAR), Param("weak_type", P.Optional(P.BOOL)),
         doc="A scalar constant; printed inline as JAX's literals are. weak_type marks a Python scalar's.")
 
-TRIVIAL_PRINT_NAMES = {"pjit": "jit"}
+declare("checkpoint", VARIADIC, None, Param("callee", P.SYMBOL), Param("differentiated", P.BOOL),
+        Param("policy", P.STR), Param("prevent_cse", P.BOOL),
+        doc="Calls callee; reverse mode recomputes its values instead of saving them, except those the policy "
+            "saves (jax.checkpoint). policy is its printed form: None, DotsSaveable(...), SaveOnlyTheseNames(...).")
+declare("name", 1, lambda primitive, avals_in, *, name: list(avals_in), Param("name", P.STR),
+        doc="The identity, naming its value for checkpoint policies.")
+
+TRIVIAL_PRINT_NAMES = {"pjit": "jit", "checkpoint": "remat2"}
 # Ops that call a function of the module: the callee takes their first operands, and prints as this param.
-CALL_BODY_PARAMS = {"pjit": "jaxpr", "custom_jvp_call": "call_jaxpr", "custom_vjp_call": "call_jaxpr"}
+CALL_BODY_PARAMS = {"pjit": "jaxpr", "custom_jvp_call": "call_jaxpr", "custom_vjp_call": "call_jaxpr",
+                    "checkpoint": "jaxpr"}
 
 
 def jax_name(opdef: OpDef) -> str:

@@ -145,7 +145,7 @@ class Printer:
                 self.names.suggest(body.outvars, eqn.outvars)
             rest = sorted([(k, v, None) for k, v, _ in params if k not in ("name", "callee")] +
                           [(CALL_BODY_PARAMS[eqn.primitive], None, body)], key=lambda item: item[0])
-            params = [("name", eqn.params["name"], None)] + rest
+            params = ([("name", eqn.params["name"], None)] if "name" in eqn.params else []) + rest
         lhs = self._vars(eqn.outvars, shapes=True)
         rhs = [pp.text(jax_name(eqn.opdef)), self._params(params), pp.text(" ") + self._vars(invars)]
         if eqn.outvars:

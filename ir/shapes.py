@@ -198,7 +198,7 @@ def broadcast_in_dim(name, avals_in, *, shape, broadcast_dimensions, sharding=No
     return [ShapedArray(shape, x.dtype, x.weak_type)]
 
 
-def reshape(name, avals_in, *, new_sizes, dimensions=None):
+def reshape(name, avals_in, *, new_sizes, dimensions=None, sharding=None):
     (x,) = avals_in
     if int(np.prod(new_sizes, dtype=np.int64)) != x.size or any(d < 0 for d in new_sizes):
         raise TypeError(f"reshape total size must be unchanged, got new_sizes {tuple(new_sizes)} "

@@ -27,8 +27,8 @@ class Builder:
         self.loc = loc
         self.module = module  # for rules that read other functions (calls, custom rules)
 
-    def bind(self, name: str, *operands, **params) -> list:
-        opdef = OPS[name]
+    def bind(self, primitive: str, *operands, **params) -> list:
+        opdef = OPS[primitive]
         dtype = next((aval(x).dtype for x in operands if isinstance(x, ir.Value)), None)
         values = [x if isinstance(x, ir.Value) else self.literal(x, dtype) for x in operands]
         params = {p.name: params.get(p.name) for p in opdef.params if p.kind.stored}
@@ -37,12 +37,13 @@ class Builder:
                                  attributes=encode_params(opdef, params), loc=self.loc, ip=self.ip)
         return list(op.results)
 
-    def call(self, callee, operands, *, name) -> list:
-        """A ``jaxpr.pjit`` of the function ``callee`` (printed as ``jit[name=...]``)."""
+    def call(self, callee, operands, primitive="pjit", **params) -> list:
+        """A call of the function ``callee``: a ``jaxpr.pjit`` (give its ``name``), or ``primitive`` with its
+        other ``params`` (a checkpoint)."""
         from .funcs import name_of
         result_types = list(ir.FunctionType(ir.TypeAttr(callee.attributes["function_type"]).value).results)
-        op = ir.Operation.create("jaxpr.pjit", results=result_types, operands=list(operands),
-                                 attributes=encode_params(OPS["pjit"], {"name": name, "callee": name_of(callee)}),
+        op = ir.Operation.create(f"jaxpr.{primitive}", results=result_types, operands=list(operands),
+                                 attributes=encode_params(OPS[primitive], {**params, "callee": name_of(callee)}),
                                  loc=self.loc, ip=self.ip)
         return list(op.results)
 

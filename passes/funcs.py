@@ -72,6 +72,17 @@ def finish(func, block, results, *, n_consts=0):
             func.attributes[NUM_CONSTS_ATTR] = int_attr(n_consts)
 
 
+def set_results(func, results):
+    """Makes ``func`` return ``results`` instead of what it returned."""
+    from iree.compiler.dialects import func as func_d
+    block = func.regions[0].blocks[0]
+    body_ops(func)[-1].erase()
+    with func.location:
+        func_d.ReturnOp(results, ip=ir.InsertionPoint(block))
+        func.attributes["function_type"] = ir.TypeAttr.get(
+            ir.FunctionType.get([a.type for a in block.arguments], [r.type for r in results]))
+
+
 def inline_body(func, operands, ip) -> list:
     """Copies ``func``'s body before ``ip`` with its arguments bound to the leading ``operands``; returns
     the copies of its results."""

@@ -375,14 +375,15 @@ for _name, _op in (("cumprod", "mul"), ("cummax", "max"), ("cummin", "min")):
 JVP_RULES["cumlogsumexp"] = functools.partial(_cumulative_jvp, _logaddexp)
 
 
-def _pjit_jvp(b, primals, tangents, *, name, callee):
-    """The callee's JVP as a new function, called with the nonzero tangents (as JAX's ``_pjit_jvp``)."""
+def _call_jvp(b, primals, tangents, *, callee, **params):
+    """The callee's JVP as a new function, called with the nonzero tangents (as JAX's ``_pjit_jvp`` and
+    ``remat_jvp``)."""
     source = lookup(b.module, callee)
     nonzero = [t is not None for t in tangents]
     new, has_tangent = jvp_function(b.module, source, nonzero, f"{callee}_jvp", instantiate_outputs=False)
     n_params = len(primals) - num_consts(source)
     operands = primals[:n_params] + [t for t in tangents if t is not None] + primals[n_params:]
-    outs = b.call(new, operands, name=name)
+    outs = b.call(new, operands, b.op.name[len("jaxpr."):], **params)
     n = len(b.op.results)
     return outs[:n], _spread(outs[n:], has_tangent)
 
@@ -392,4 +393,5 @@ def _spread(values, mask):
     return [next(it) if m else None for m in mask]
 
 
-JVP_RULES["pjit"] = _pjit_jvp
+JVP_RULES["pjit"] = JVP_RULES["checkpoint"] = _call_jvp
+deflinear("name")

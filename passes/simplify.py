@@ -54,9 +54,13 @@ def _erase_unreferenced(module):
 @register_pass("jaxpr-dce", "Removes jaxpr ops whose results are never used")
 def dce(module):
     for func in functions(module):
-        for op in reversed(body_ops(func)):
-            if op.name.startswith("jaxpr.") and all(_unused(r) for r in op.results):
-                op.erase()
+        dce_function(func)
+
+
+def dce_function(func):
+    for op in reversed(body_ops(func)):
+        if op.name.startswith("jaxpr.") and all(_unused(r) for r in op.results):
+            op.erase()
 
 
 def _unused(value) -> bool:

@@ -175,8 +175,8 @@ def _atan2(ctx, y, x):
     return ctx.emit1("stablehlo.select", [both(infinite(y), infinite(x)), diagonal, result])
 
 
-@lowering("stop_gradient")
-def _identity(ctx, x):
+@lowering("stop_gradient", "name")
+def _identity(ctx, x, **params):
     return x
 
 
@@ -558,9 +558,9 @@ def _literal(ctx, *, value, weak_type=None):
     return ctx.emit("stablehlo.constant", [], [t], {"value": dense_attr(np.asarray(value), t)}).result
 
 
-@lowering("pjit", "custom_jvp_call", "custom_vjp_call")
-def _call(ctx, *args, name, callee, **rules):
-    """A call of the function's own body; custom derivative rules play no part in evaluation."""
+@lowering("pjit", "custom_jvp_call", "custom_vjp_call", "checkpoint")
+def _call(ctx, *args, callee, **params):
+    """A call of the function's own body; derivative rules and policies play no part in evaluation."""
     n_args = len(ir.FunctionType(ir.TypeAttr(ctx.symbols[callee].attributes["function_type"]).value).inputs)
     op = ctx.emit("func.call", list(args[:n_args]), [r.type for r in ctx.op.results],
                   {"callee": ir.FlatSymbolRefAttr.get(callee)})

@@ -6,6 +6,8 @@ for operands that are not linear or get nothing); linear operands come as
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from . import ad_util as U
@@ -230,3 +232,25 @@ TRANSPOSE_RULES.update({
     "cumsum": lambda b, ct, x, *, axis, reverse: [b.cumsum(ct, axis=axis, reverse=not reverse)],
     "dynamic_slice": _dynamic_slice_transpose, "dynamic_update_slice": _dynamic_update_slice_transpose,
 })
+
+
+def _call_transpose(primitive, b, cts, *operands, callee, **params):
+    """A call of a linear function: a call of its transpose (made once per callee), as JAX transposes jit
+    and remat."""
+    from . import funcs
+    from .linearize import NUM_RESIDUALS_ATTR
+    from .transpose import transpose_function
+    func = funcs.lookup(b.module, callee)
+    n_res = funcs.int_attribute(func, NUM_RESIDUALS_ATTR)
+    if any(is_undefined(x) for x in operands[:n_res]):
+        raise NotImplementedError(f"transposing a call of @{callee} whose linear operands are not its arguments "
+                                  "after its jaxpr.num_residuals residuals")
+    transposed = funcs.symbols(b.module).get(f"{callee}_t") or transpose_function(b.module, func)
+    cts = cts if isinstance(cts, list) else [cts]
+    outs = b.call(transposed, list(operands[:n_res]) + cts, primitive, **params)
+    return [None] * n_res + [g if is_undefined(x) else None for g, x in zip(outs, operands[n_res:])]
+
+
+TRANSPOSE_RULES["pjit"] = functools.partial(_call_transpose, "pjit")
+TRANSPOSE_RULES["checkpoint"] = functools.partial(_call_transpose, "checkpoint")
+TRANSPOSE_RULES["name"] = lambda b, ct, x, *, name: [ct]

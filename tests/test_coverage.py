@@ -5,8 +5,8 @@ from irax.ir.ops import OPS
 from irax.passes import jvp, to_stablehlo, transpose
 
 # Ops that the drivers handle themselves: the interpreter runs a call's callee (pjit, custom_jvp_call,
-# custom_vjp_call) and the tracer folds literals into operands.
-STRUCTURAL = {"pjit", "custom_jvp_call", "custom_vjp_call"}
+# custom_vjp_call, checkpoint) and the tracer folds literals into operands.
+STRUCTURAL = {"pjit", "custom_jvp_call", "custom_vjp_call", "checkpoint"}
 
 
 def test_every_op_has_a_numpy_rule():
@@ -40,3 +40,16 @@ def test_every_op_has_a_doc_and_declared_params():
     for name, opdef in OPS.items():
         assert opdef.doc, f"jaxpr.{name} has no description"
         assert len({p.name for p in opdef.params}) == len(opdef.params)
+
+
+def test_every_shape_rule_accepts_its_declared_params():
+    """The verifier and the passes call a rule with every param the op declares."""
+    import inspect
+    for name, opdef in OPS.items():
+        if opdef.rule is None:
+            continue
+        accepted = inspect.signature(opdef.rule).parameters
+        if any(p.kind == p.VAR_KEYWORD for p in accepted.values()):
+            continue
+        missing = [p.name for p in opdef.params if p.name not in accepted]
+        assert not missing, f"the shape rule of {name} does not accept {missing}"

@@ -1,0 +1,155 @@
+"""custom_jvp, custom_vjp, checkpoint, grad through jit, Jacobians and check_grads: texts and values vs JAX."""
+import numpy as np
+import pytest
+
+import irax
+import irax.numpy as inp
+from irax.ad_checkpoint import checkpoint_name as i_checkpoint_name
+from irax.test_util import check_grads
+
+jax = pytest.importorskip("jax")
+from jax.ad_checkpoint import checkpoint_name as j_checkpoint_name  # noqa: E402
+
+
+def _customs(lib, jnp):
+    """The same custom-derivative functions, built with irax or with JAX."""
+    @lib.custom_vjp
+    def sin_vjp(x):
+        return jnp.sin(x)
+
+    def sin_fwd(x):
+        return jnp.sin(x), jnp.cos(x)
+
+    def sin_bwd(res, g):
+        return (res * g,)
+    sin_vjp.defvjp(sin_fwd, sin_bwd)
+
+    @lib.custom_jvp
+    def sin_jvp(x):
+        return jnp.sin(x)
+
+    @sin_jvp.defjvp
+    def sin_jvp_rule(primals, tangents):
+        return sin_jvp(primals[0]), 2 * tangents[0]
+
+    @lib.custom_jvp
+    def times(x, y):
+        return x * y
+    times.defjvps(lambda g, ans, x, y: g * y, lambda g, ans, x, y: g * x)
+    return sin_vjp, sin_jvp, times
+
+
+def _programs(lib, jnp, checkpoint_name):
+    sin_vjp, sin_jvp, times = _customs(lib, jnp)
+    remat_sin = lib.checkpoint(lambda x: jnp.sin(jnp.sin(x)))
+    return {
+        "custom_vjp": (sin_vjp, (1.0,)),
+        "grad_custom_vjp": (lib.grad(sin_vjp), (1.0,)),
+        "custom_jvp": (sin_jvp, (1.0,)),
+        "grad_custom_jvp": (lib.grad(sin_jvp), (1.0,)),
+        "jvp_custom_jvp": (lambda x, t: lib.jvp(sin_jvp, (x,), (t,)), (1.0, 1.0)),
+        "grad_defjvps": (lib.grad(times, argnums=(0, 1)), (1.0, 2.0)),
+        "relu_twice": (lambda x: lib.nn.relu(lib.nn.relu(x)), (np.ones(3, np.float32),)),
+        "grad_relu": (lib.grad(lambda x: jnp.sum(lib.nn.relu(x))), (np.ones(3, np.float32),)),
+        "grad_of_jit": (lib.grad(lambda x: lib.jit(jnp.sin)(x) * 2), (1.0,)),
+        "grad_of_jit_tanh": (lib.grad(lambda x: jnp.sum(lib.jit(lambda y: jnp.tanh(y) * y)(x) ** 2)),
+                             (np.ones(3, np.float32),)),
+        "checkpoint": (remat_sin, (1.0,)),
+        "jvp_checkpoint": (lambda x, t: lib.jvp(remat_sin, (x,), (t,)), (1.0, 1.0)),
+        "grad_checkpoint": (lib.grad(remat_sin), (1.0,)),
+        "linearize_checkpoint": (lambda x: lib.linearize(remat_sin, x)[1](1.0), (1.0,)),
+        "checkpoint_name": (lambda x: checkpoint_name(x, "a"), (1.0,)),
+    }
+
+
+IRAX = _programs(irax, inp, i_checkpoint_name)
+JAX = _programs(jax, jax.numpy, j_checkpoint_name)
+
+
+@pytest.mark.parametrize("name", sorted(IRAX))
+def test_same_text_as_jax(name):
+    fn, args = IRAX[name]
+    jfn, jargs = JAX[name]
+    assert str(irax.make_jaxpr(fn)(*args)) == str(jax.make_jaxpr(jfn)(*jargs))
+
+
+VALUE_CASES = ["grad_custom_vjp", "grad_custom_jvp", "grad_defjvps", "grad_relu", "grad_of_jit", "grad_of_jit_tanh",
+               "grad_checkpoint"]
+
+
+@pytest.mark.parametrize("name", VALUE_CASES)
+def test_values_eager_and_jitted_match_jax(name):
+    fn, args = IRAX[name]
+    expected = jax.tree_util.tree_map(np.asarray, JAX[name][0](*args))
+    for got in (fn(*args), irax.jit(fn)(*args)):
+        jax.tree_util.tree_map(lambda g, e: np.testing.assert_allclose(np.asarray(g), e, rtol=1e-6, atol=1e-7),
+                               got, expected)
+
+
+def test_relu_derivative_at_zero_is_zero_as_in_jax():
+    x = np.array([-1.0, 0.0, 2.0], np.float32)
+    np.testing.assert_array_equal(np.asarray(irax.grad(lambda v: inp.sum(irax.nn.relu(v)))(x)), [0.0, 0.0, 1.0])
+
+
+def test_checkpoint_policies_give_the_same_gradients():
+    cp = irax.checkpoint_policies
+    x, y = np.eye(2, dtype=np.float32) + 0.5, np.ones((2, 2), np.float32)
+    base = irax.grad(lambda a, b: inp.sum(inp.sin(a @ b) @ b))(x, y)
+    for policy in (cp.nothing_saveable, cp.everything_saveable, cp.dots_saveable,
+                   cp.dots_with_no_batch_dims_saveable, cp.save_only_these_names("a")):
+        f = irax.checkpoint(lambda a, b: i_checkpoint_name(inp.sin(a @ b), "a") @ b, policy=policy)
+        np.testing.assert_allclose(np.asarray(irax.grad(lambda a, b: inp.sum(f(a, b)))(x, y)), np.asarray(base),
+                                   rtol=1e-6)
+
+
+def test_custom_vjp_bwd_errors_name_the_rule():
+    @irax.custom_vjp
+    def f(x, y):
+        return x * y
+
+    def fwd(x, y):
+        return x * y, (x, y)
+
+    def short_bwd(res, g):
+        return (g * res[1],)
+    f.defvjp(fwd, short_bwd)
+    with pytest.raises(TypeError, match=r"must produce a tuple of length equal to the number of arguments.*short_bwd"):
+        irax.grad(f)(1.0, 2.0)
+
+    def bad_shape_bwd(res, g):
+        return g * res[1], inp.ones(3)
+    f.defvjp(fwd, bad_shape_bwd)
+    with pytest.raises(ValueError, match=r"shapes do not match.*bad_shape_bwd at .*test_custom_derivatives.py:\d+"):
+        irax.grad(f)(1.0, 2.0)
+
+
+def test_undefined_rules_and_forward_mode_of_custom_vjp_raise_as_jax():
+    @irax.custom_jvp
+    def h(x):
+        return x
+    with pytest.raises(AttributeError, match="No JVP defined for custom_jvp function h using defjvp"):
+        h(1.0)
+    sin_vjp = _customs(irax, inp)[0]
+    with pytest.raises(TypeError, match=r"can't apply forward-mode autodiff \(jvp\) to a custom_vjp function"):
+        irax.jvp(sin_vjp, (1.0,), (1.0,))
+
+
+def test_jacobians_and_hessian_match_jax():
+    x = np.linspace(-1, 1, 3).astype(np.float32)
+    f = (lambda v: inp.sin(v) * inp.sum(v ** 2), lambda v: jax.numpy.sin(v) * jax.numpy.sum(v ** 2))
+    g = (lambda v: inp.sum(inp.tanh(v) ** 3), lambda v: jax.numpy.sum(jax.numpy.tanh(v) ** 3))
+    for mine, theirs in ((irax.jacfwd(f[0]), jax.jacfwd(f[1])), (irax.jacrev(f[0]), jax.jacrev(f[1])),
+                         (irax.hessian(g[0]), jax.hessian(g[1])), (irax.jit(irax.hessian(g[0])), jax.hessian(g[1]))):
+        np.testing.assert_allclose(np.asarray(mine(x)), np.asarray(theirs(x)), rtol=1e-5, atol=1e-6)
+    tree = {"x": np.ones(2, np.float32), "y": np.ones((2, 2), np.float32)}
+    shapes = jax.tree_util.tree_map(np.shape, irax.jacrev(lambda d: {"a": d["x"] * 2, "b": inp.sum(d["y"])})(tree))
+    assert shapes == {"a": {"x": (2, 2), "y": (2, 2, 2)}, "b": {"x": (2,), "y": (2, 2)}}
+
+
+def test_check_grads_passes_on_right_rules_and_fails_on_wrong_ones():
+    x = (np.linspace(-1, 1, 4).astype(np.float32),)
+    check_grads(lambda v: inp.sum(inp.tanh(v) * inp.sin(v)), x, order=2)
+    check_grads(lambda v: inp.sum(irax.nn.softplus(v) ** 2), x, order=2, modes=("rev",))
+    wrong = _customs(irax, inp)[1]  # its JVP is 2 * t, not cos(x) * t
+    with pytest.raises(AssertionError):
+        check_grads(wrong, (np.float32(0.3),), order=1, modes=("fwd",))
