@@ -10,7 +10,7 @@ from __future__ import annotations
 from . import dtypes, errors, tree_util
 from . import ad_checkpoint
 from .ad_checkpoint import checkpoint, checkpoint_policies, remat
-from .ad import grad, hessian, jacfwd, jacobian, jacrev, jvp, linearize, value_and_grad, vjp
+from .ad import closure_convert, grad, hessian, jacfwd, jacobian, jacrev, jvp, linearize, value_and_grad, vjp
 from .api import ShapeDtypeStruct, eval_shape, jit, make_jaxpr
 from .array import Array
 from .config import config
@@ -21,7 +21,8 @@ from . import lax, nn, numpy, test_util
 
 __version__ = "0.1.0"
 
-__all__ = ["Array", "ShapeDtypeStruct", "Tracer", "ad_checkpoint", "checkpoint", "checkpoint_policies", "config",
-           "custom_jvp", "custom_vjp", "default_backend", "device_get", "device_put", "devices", "dtypes", "errors",
-           "eval_shape", "grad", "hessian", "jacfwd", "jacobian", "jacrev", "jit", "jvp", "lax", "linearize",
-           "local_devices", "make_jaxpr", "nn", "numpy", "remat", "test_util", "tree_util", "value_and_grad", "vjp"]
+__all__ = ["Array", "ShapeDtypeStruct", "Tracer", "ad_checkpoint", "checkpoint", "checkpoint_policies",
+           "closure_convert", "config", "custom_jvp", "custom_vjp", "default_backend", "device_get", "device_put",
+           "devices", "dtypes", "errors", "eval_shape", "grad", "hessian", "jacfwd", "jacobian", "jacrev", "jit",
+           "jvp", "lax", "linearize", "local_devices", "make_jaxpr", "nn", "numpy", "remat", "test_util",
+           "tree_util", "value_and_grad", "vjp"]

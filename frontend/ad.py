@@ -488,3 +488,24 @@ def hessian(fun, argnums=0, has_aux=False, holomorphic=False):
     """``jacfwd(jacrev(fun))``, as in JAX."""
     return jacfwd(jacrev(fun, argnums, has_aux=has_aux, holomorphic=holomorphic), argnums, has_aux=has_aux,
                   holomorphic=holomorphic)
+
+
+def closure_convert(fun, *example_args):
+    """``(converted, consts)`` as ``jax.closure_convert``: ``converted(*args, *consts)`` is ``fun(*args)``
+    with the floating-point values ``fun`` closes over passed explicitly (what custom_vjp rules need)."""
+    from irax.passes.funcs import lookup
+    traced = api.trace(fun, example_args, {}, purpose="closure_convert")
+    hoist = [_is_inexact(_aval(c)) for c in traced.closure]
+    hoisted = [c for c, h in zip(traced.closure, hoist) if h]
+
+    def converted(*args_and_consts):
+        args, consts = args_and_consts[:len(args_and_consts) - len(hoisted)], iter(
+            args_and_consts[len(args_and_consts) - len(hoisted):])
+        closure = [next(consts) if h else c for c, h in zip(traced.closure, hoist)]
+        with scope():
+            func = lookup(traced.module, traced.func_name)
+        outs = replay(traced.module, func, tree_util.tree_leaves(args) + closure)
+        return tree_util.tree_unflatten(traced.out_tree, outs)
+
+    converted.__name__ = getattr(fun, "__name__", "converted")
+    return converted, hoisted

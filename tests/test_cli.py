@@ -92,3 +92,13 @@ def test_jaxpr_transform_grad_prints_jax_text(tmp_path):
     expected = jax.make_jaxpr(jax.grad(lambda x, w: jax.numpy.sum(jax.numpy.tanh(x @ w)), argnums=(0, 1)))(
         jax.numpy.ones((2, 3)), jax.numpy.ones((3, 4)))
     assert out.stdout.strip() == str(expected).strip()
+
+
+def test_jaxpr_transform_prints_each_autodiff_pass(tmp_path):
+    path = tmp_path / "loss.py"
+    path.write_text("import irax.numpy as jnp\n\ndef loss(x):\n    return jnp.sum(jnp.sin(x))\n")
+    out = run("jaxpr", f"{path}:loss", "--arg", "f32[3]", "--transform", "grad", "--print-ir-after-all")
+    assert out.returncode == 0, out.stderr
+    for name in ("jaxpr-jvp", "jaxpr-linearize", "jaxpr-transpose"):
+        assert f"IR Dump After {name}" in out.stderr
+    assert "@main_jvp_lin_t" in out.stderr and out.stdout.startswith("{ lambda ; a:f32[3]. let")

@@ -153,3 +153,12 @@ def test_check_grads_passes_on_right_rules_and_fails_on_wrong_ones():
     wrong = _customs(irax, inp)[1]  # its JVP is 2 * t, not cos(x) * t
     with pytest.raises(AssertionError):
         check_grads(wrong, (np.float32(0.3),), order=1, modes=("fwd",))
+
+
+def test_closure_convert_hoists_closed_over_tracers():
+    def outer(w):
+        f = lambda x: inp.sin(x * w)  # noqa: E731
+        converted, consts = irax.closure_convert(f, 1.0)
+        assert len(consts) == 1
+        return converted(2.0, *consts)
+    np.testing.assert_allclose(np.asarray(irax.grad(outer)(3.0)), 2 * np.cos(6.0), rtol=1e-6)

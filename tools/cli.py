@@ -79,11 +79,30 @@ def _transformed(fn, transform, structs):
     return (lambda *xs: irax.vjp(fn, *xs[:n])[1](xs[n])), structs + [out]
 
 
+_TRANSFORM_PIPELINES = {
+    "jvp": "jaxpr-jvp{{func=main argnums={argnums}}}",
+    "grad": "jaxpr-jvp{{func=main argnums={argnums}}},jaxpr-linearize{{func=main_jvp}},"
+            "jaxpr-transpose{{func=main_jvp_lin}}",
+}
+
+
+def _print_passes(closed, transform, n_args):
+    """Runs the transform's passes over the traced function, MLIR printing the module after each (stderr)."""
+    from irax.passes import run_pipeline
+    kind = "jvp" if transform == "jvp" else "grad"
+    if transform in (None, "none"):
+        raise UsageError("--print-ir-after-all needs --transform")
+    pipeline = _TRANSFORM_PIPELINES[kind].format(argnums=",".join(map(str, range(n_args))))
+    run_pipeline(closed.jaxpr.module, f"builtin.module({pipeline})", print_ir_after_all=True)
+
+
 def cmd_jaxpr(args):
     import irax
     fn = _load_function(args.target)
     statics = _parse_static(args.static)
     structs = _arg_structs(args.arg)
+    if args.print_ir_after_all:
+        _print_passes(irax.make_jaxpr(lambda *xs: fn(*xs, **statics))(*structs), args.transform, len(structs))
     traced_fn, traced_args = _transformed(lambda *xs: fn(*xs, **statics), args.transform, structs)
     closed = irax.make_jaxpr(traced_fn)(*traced_args)
     if args.mlir:
@@ -132,6 +151,8 @@ def build_parser():
     p.add_argument("--mlir", action="store_true", help="print the jaxpr dialect (MLIR) with locations")
     p.add_argument("--transform", choices=["none", "grad", "value_and_grad", "jvp", "vjp", "hessian"],
                    help="print the jaxpr of the transformed function, as jax.make_jaxpr(jax.grad(f)) would")
+    p.add_argument("--print-ir-after-all", action="store_true",
+                   help="with --transform: print the module after each autodiff pass (to stderr)")
     p.set_defaults(run=cmd_jaxpr)
     p = sub.add_parser("opt", help="run a pass pipeline over a .mlir file (mlir-opt style)")
     p.add_argument("input", help="a .mlir file, or - for stdin")
