@@ -62,17 +62,42 @@ class StrKind(ParamKind):
         return isinstance(attr, ir.StringAttr)
 
 
+def _encode_ints(values):
+    """``array<i64: ...>``; if some are NumPy ints, ``[1 : i64, 2 : si64]`` with those as ``si64``.
+
+    JAX prints a NumPy int in a parameter as ``np.int64(2)`` (its rules compute some with NumPy), so
+    which entries are NumPy ints is part of the text.
+    """
+    if not any(isinstance(v, np.integer) for v in values):
+        return ir.DenseI64ArrayAttr.get([int(v) for v in values])
+    python, numpy = ir.IntegerType.get_signless(64), ir.IntegerType.get_signed(64)
+    return ir.ArrayAttr.get([ir.IntegerAttr.get(numpy if isinstance(v, np.integer) else python, int(v))
+                             for v in values])
+
+
+def _decode_ints(attr) -> list:
+    if isinstance(attr, ir.DenseI64ArrayAttr):
+        return list(ir.DenseI64ArrayAttr(attr))
+    values = [ir.IntegerAttr(a) for a in ir.ArrayAttr(attr)]
+    return [np.int64(a.value) if ir.IntegerType(a.type).is_signed else a.value for a in values]
+
+
+def _is_ints(attr) -> bool:
+    return isinstance(attr, ir.DenseI64ArrayAttr) or (
+        isinstance(attr, ir.ArrayAttr) and all(isinstance(a, ir.IntegerAttr) for a in ir.ArrayAttr(attr)))
+
+
 class IntsKind(ParamKind):
-    """A tuple of ints, stored as ``array<i64: ...>``."""
+    """A tuple of ints, stored as ``array<i64: ...>`` (see ``_encode_ints`` for NumPy ints)."""
 
     def encode(self, value):
-        return ir.DenseI64ArrayAttr.get([int(v) for v in value])
+        return _encode_ints(list(value))
 
     def decode(self, attr):
-        return tuple(ir.DenseI64ArrayAttr(attr))
+        return tuple(_decode_ints(attr))
 
     def check(self, attr):
-        return isinstance(attr, ir.DenseI64ArrayAttr)
+        return _is_ints(attr)
 
 
 class Optional(ParamKind):
@@ -117,16 +142,15 @@ class PairsKind(ParamKind):
         self.width = width
 
     def encode(self, value):
-        flat = [int(v) for row in value for v in row]
-        return ir.DenseI64ArrayAttr.get(flat)
+        return _encode_ints([v for row in value for v in row])
 
     def decode(self, attr):
-        flat = list(ir.DenseI64ArrayAttr(attr))
+        flat = _decode_ints(attr)
         w = self.width
         return tuple(tuple(flat[i:i + w]) for i in range(0, len(flat), w))
 
     def check(self, attr):
-        return isinstance(attr, ir.DenseI64ArrayAttr) and len(ir.DenseI64ArrayAttr(attr)) % self.width == 0
+        return _is_ints(attr) and len(_decode_ints(attr)) % self.width == 0
 
 
 class DotDimsKind(ParamKind):

@@ -144,10 +144,12 @@ def _pad_transpose(b, ct, operand, padding_value, *, padding_config):
     def total(x):
         return b.reduce_sum(x, axes=tuple(range(ndim)))
 
-    def t_op():
-        unpadded = b.pad(ct, 0.0, padding_config=tuple((-lo, -hi, 0) for lo, hi, _ in padding_config))
-        return b.slice(unpadded, start_indices=(0,) * ndim, limit_indices=aval(unpadded).shape,
-                       strides=tuple(interior + 1 for _, _, interior in padding_config))
+    lo, hi, interior = (np.array(column, np.int64) for column in zip(*padding_config)) if ndim else ((),) * 3
+
+    def t_op():  # NumPy ints, as JAX's rule computes them (they print as np.int64(...))
+        unpadded = b.pad(ct, 0.0, padding_config=tuple(zip(np.negative(lo), np.negative(hi), np.zeros_like(interior))))
+        return b.slice(unpadded, start_indices=tuple(np.zeros_like(lo)), limit_indices=aval(unpadded).shape,
+                       strides=tuple(np.add(interior, 1)))
 
     t_operand = t_op() if is_undefined(operand) or is_undefined(padding_value) else None
     t_padv = b.sub(total(ct), total(t_operand)) if is_undefined(padding_value) else None
