@@ -1,4 +1,5 @@
-"""custom_jvp, custom_vjp, checkpoint, grad through jit, Jacobians and check_grads: texts and values vs JAX."""
+"""custom_jvp, custom_vjp, checkpoint, grad through jit and slicing, Jacobians and check_grads: texts and values
+vs JAX."""
 import numpy as np
 import pytest
 
@@ -59,6 +60,12 @@ def _programs(lib, jnp, checkpoint_name):
         "grad_checkpoint": (lib.grad(remat_sin), (1.0,)),
         "linearize_checkpoint": (lambda x: lib.linearize(remat_sin, x)[1](1.0), (1.0,)),
         "checkpoint_name": (lambda x: checkpoint_name(x, "a"), (1.0,)),
+        "grad_slice": (lib.grad(lambda x: jnp.sum(jnp.sin(x)[1:3])), (np.ones(5, np.float32),)),
+        "grad_strided_slice": (lib.grad(lambda x: jnp.sum(jnp.sin(x)[::2])), (np.ones(5, np.float32),)),
+        "grad_index": (lib.grad(lambda x: jnp.sin(x)[2]), (np.ones(5, np.float32),)),
+        "grad_pad_interior": (lib.grad(lambda x: jnp.sum(lib.lax.pad(x, 0.0, ((1, 2, 1),)))),
+                              (np.ones(5, np.float32),)),
+        "grad_pad_crop": (lib.grad(lambda x: jnp.sum(lib.lax.pad(x, 0.0, ((-1, 2, 0),)))), (np.ones(5, np.float32),)),
     }
 
 
