@@ -10,7 +10,6 @@ trace's tracers also carry values, so Python control flow on values works.
 from __future__ import annotations
 
 import functools
-import operator
 import weakref
 
 import numpy as np
@@ -109,34 +108,65 @@ def _symbol(name) -> str:
 
 # --- the transformed functions -----------------------------------------------------------------
 
-class _Derivatives:
-    """``fun`` traced on ``leaves`` and differentiated with respect to the ``nonzero`` ones: its JVP, split
-    into primal and linear parts when ``split``, the linear part transposed when ``transpose``."""
+class _Traceable:
+    """``fun`` of flat leaves (``in_tree``), returning its output leaves then ``has_aux``'s aux leaves."""
 
-    def __init__(self, fun, leaves, nonzero, *, split=False, transpose=False):
+    def __init__(self, fun, in_tree, has_aux):
+        self.fun, self.in_tree, self.has_aux = fun, in_tree, has_aux
+        self.__name__ = getattr(fun, "__name__", "fun")
+
+    def __call__(self, *leaves):
+        out = self.fun(*tree_util.tree_unflatten(self.in_tree, list(leaves)))
+        aux = None
+        if self.has_aux:
+            if not (isinstance(out, (tuple, list)) and len(out) == 2):
+                raise TypeError("expected function with aux output to return a two-element tuple, but got type "
+                                f"{type(out)} with value {out!r}")
+            out, aux = out
+        out_leaves, self.out_tree = tree_util.tree_flatten(out)
+        self.aux_leaves, self.aux_tree = tree_util.tree_flatten(aux)
+        self.n_out = len(out_leaves)
+        return out_leaves + [x for x in self.aux_leaves if isinstance(x, core.Tracer)]
+
+    def split(self, outs):
+        """``(output leaves, aux)`` from the replayed outputs; aux values that were not traced pass as they are."""
+        if not self.has_aux:
+            return outs[:self.n_out], None
+        traced = iter(outs[self.n_out:])
+        aux = [next(traced) if isinstance(x, core.Tracer) else x for x in self.aux_leaves]
+        return outs[:self.n_out], tree_util.tree_unflatten(self.aux_tree, aux)
+
+
+class _Derivatives:
+    """A ``_Traceable`` traced on ``leaves`` and differentiated with respect to the ``nonzero`` ones: its JVP,
+    split into primal and linear parts when ``split``, the linear part transposed when ``transpose``."""
+
+    def __init__(self, traceable, leaves, nonzero, *, split=False, transpose=False):
         from irax.passes import funcs
         from irax.passes.jvp import jvp_function
         from irax.passes.linearize import linearize_function
         from irax.passes.transpose import transpose_function
-        self.traced = api.trace(fun, tuple(leaves), {}, purpose="differentiation", concrete=True)
+        self.traced = api.trace(traceable, tuple(leaves), {}, purpose="differentiation", concrete=True)
         self.module = self.traced.module
+        self.n_all = len(self.traced.out_avals)
+        mask = [i < traceable.n_out for i in range(self.n_all)]
         with scope():
             source = funcs.lookup(self.module, self.traced.func_name)
             all_nonzero = list(nonzero) + [False] * len(self.traced.closure)
-            self.jvp, _ = jvp_function(self.module, source, all_nonzero, "main_jvp", instantiate_outputs=True)
+            self.jvp, self.has_tangent = jvp_function(self.module, source, all_nonzero, "main_jvp",
+                                                      instantiate_outputs=mask)
             if split or transpose:
                 self.primal, self.lin = linearize_function(self.module, self.jvp)
             if transpose:
                 self.lin_t = transpose_function(self.module, self.lin)
-        self.n_out = len(self.traced.out_avals)
 
     def run_jvp(self, primals, tangents):
         outs = replay(self.module, self.jvp, list(primals) + list(tangents) + list(self.traced.closure))
-        return outs[:self.n_out], outs[self.n_out:]
+        return outs[:self.n_all], outs[self.n_all:]
 
     def run_primal(self, primals):
         outs = replay(self.module, self.primal, list(primals) + list(self.traced.closure))
-        return outs[:self.n_out], outs[self.n_out:]
+        return outs[:self.n_all], outs[self.n_all:]
 
     def run_lin(self, residuals, tangents):
         return replay(self.module, self.lin, list(residuals) + list(tangents))
@@ -144,13 +174,11 @@ class _Derivatives:
     def run_transposed(self, residuals, cotangents):
         return replay(self.module, self.lin_t, list(residuals) + list(cotangents))
 
-
-def _flat(fun, in_tree):
-    @functools.wraps(fun)
-    def flat(*leaves):
-        args = tree_util.tree_unflatten(in_tree, list(leaves))
-        return fun(*args)
-    return flat
+    def spread_tangents(self, tangents, n_out):
+        """One tangent per output: float0 zeros for those without (integer outputs)."""
+        it = iter(tangents)
+        return [next(it) if has else _zeros_float0(a) for has, a in
+                zip(self.has_tangent[:n_out], self.traced.out_avals[:n_out])]
 
 
 def _aval(x) -> ShapedArray:
@@ -179,43 +207,35 @@ def _zeros_float0(aval):
     return np.zeros(aval.shape, dtypes.float0)
 
 
+def _type_str(aval) -> str:
+    return f"{aval.dtype.name}{list(aval.shape)}".replace(" ", "")
+
+
 def vjp(fun, *primals, has_aux=False, reduce_axes=()):
     """``(fun(*primals), vjp_fun)`` as ``jax.vjp``; ``vjp_fun(ct)`` returns one cotangent per primal."""
+    _check_callable(fun)
     leaves, in_tree = tree_util.tree_flatten(primals)
     avals = [_aval(x) for x in leaves]
-    out_tree_box = []
-
-    def flat_fun(*xs):
-        out = fun(*tree_util.tree_unflatten(in_tree, list(xs)))
-        if has_aux:
-            if not (isinstance(out, (tuple, list)) and len(out) == 2):
-                raise TypeError("vjp with has_aux=True requires fun to return a pair (output, aux)")
-            out, aux = out
-            out_leaves, out_tree = tree_util.tree_flatten(out)
-            out_tree_box.append((out_tree, aux))
-            return out_leaves
-        out_leaves, out_tree = tree_util.tree_flatten(out)
-        out_tree_box.append((out_tree, None))
-        return out_leaves
-
-    flat_fun.__name__ = getattr(fun, "__name__", "fun")
+    traceable = _Traceable(fun, in_tree, has_aux)
     nonzero = [_is_inexact(a) for a in avals]
-    d = _Derivatives(flat_fun, leaves, nonzero, transpose=True)
-    out_tree, aux = out_tree_box[-1]
+    d = _Derivatives(traceable, leaves, nonzero, transpose=True)
     outs, residuals = d.run_primal(leaves)
-    out_avals = d.traced.out_avals
+    outs, aux = traceable.split(outs)
+    out_tree, out_avals = traceable.out_tree, d.traced.out_avals[:traceable.n_out]
 
     def vjp_fun(ct):
         ct_leaves, ct_tree = tree_util.tree_flatten(ct)
         if ct_tree != out_tree:
-            raise TypeError(f"Tree structure of cotangent input {ct_tree}, does not match structure of primal "
-                            f"output {out_tree}.")
+            raise ValueError(f"unexpected tree structure.\n\nThe argument to a VJP function returned by `jax.vjp` "
+                             f"must match the pytree structure of the differentiated function {traceable.__name__}."
+                             f"\n\nBut the tree structures differ: {ct_tree} and {out_tree}.")
         for c, a in zip(ct_leaves, out_avals):
             c_aval = _aval(c)
-            if c_aval.shape != a.shape:
-                raise ValueError(f"Shape of cotangent input to vjp pullback function {c_aval.shape} must be the "
-                                 f"same as the shape of corresponding primal input {a.shape}.")
-        cts = iter(d.run_transposed(residuals, ct_leaves))
+            if (c_aval.shape, c_aval.dtype) != (a.shape, a.dtype) and _is_inexact(a):
+                raise ValueError(f"unexpected JAX type (e.g. shape/dtype) for argument to VJP function: got "
+                                 f"{_type_str(c_aval)}, but expected {_type_str(a)} because the corresponding "
+                                 f"output of the differentiated function had JAX type {_type_str(a)}")
+        cts = iter(d.run_transposed(residuals, [c for c, has in zip(ct_leaves, d.has_tangent) if has]))
         grads = [_with_weak_type(next(cts), a.weak_type) if nz else _zeros_float0(a) for nz, a in zip(nonzero, avals)]
         return tree_util.tree_unflatten(in_tree, grads)
 
@@ -225,16 +245,25 @@ def vjp(fun, *primals, has_aux=False, reduce_axes=()):
     return primal_out, vjp_fun
 
 
-def _check_argnums(argnums, n_args, name="grad"):
+def _check_argnums(argnums, n_args):
     nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+    if not nums:
+        raise ValueError("argnums must name at least one argument to differentiate with respect to, got ()")
     for i in nums:
         if not isinstance(i, int):
             raise TypeError(f"argnums must be an int or a tuple of ints, got {argnums!r}")
-        if i >= n_args or i < -n_args:
+        if i >= n_args:
             raise TypeError(f"differentiating with respect to argnums={argnums} requires at least {max(nums) + 1} "
                             f"positional arguments to be passed by the caller, but got only {n_args} positional "
                             "arguments.")
-    return nums
+        if i < -n_args:
+            raise ValueError("Positional argument indices, e.g. for `static_argnums`, must have value greater than or "
+                             f"equal to -len(args) and less than len(args), but got value {i} for len(args) == "
+                             f"{n_args}.")
+    canonical = tuple(i % n_args for i in nums)
+    if len(set(canonical)) != len(canonical):
+        raise TypeError(f"argnums {argnums} names an argument twice")
+    return canonical
 
 
 def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False, reduce_axes=()):
@@ -244,25 +273,15 @@ def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=F
     @functools.wraps(fun)
     def value_and_grad_f(*args, **kwargs):
         nums = _check_argnums(argnums, len(args))
-        nums = tuple(operator.index(i) % len(args) for i in nums)
         dyn = tuple(args[i] for i in nums)
-
-        def partial_f(*dyn_args):
-            full = list(args)
-            for i, a in zip(nums, dyn_args):
-                full[i] = a
-            return fun(*full, **kwargs)
-
         for leaf in tree_util.tree_leaves(dyn):
             _check_input_dtype(_aval(leaf), holomorphic, allow_int)
-        if has_aux:
-            ans, vjp_fun, aux = vjp(partial_f, *dyn, has_aux=True)
-        else:
-            ans, vjp_fun = vjp(partial_f, *dyn)
+        result = vjp(_partial(fun, args, kwargs, nums), *dyn, has_aux=has_aux)
+        ans, vjp_fun = result[0], result[1]
         _check_scalar(ans, holomorphic)
         g = vjp_fun(_one_like(_aval(ans)))
         g = g[0] if isinstance(argnums, int) else g
-        return ((ans, aux), g) if has_aux else (ans, g)
+        return ((ans, result[2]), g) if has_aux else (ans, g)
 
     return value_and_grad_f
 
@@ -310,10 +329,16 @@ def _check_scalar(x, holomorphic):
             raise TypeError("grad with holomorphic=True requires outputs with complex dtype, but got "
                             f"{aval.dtype.name}.")
     elif not (np.issubdtype(aval.dtype, np.floating) or aval.dtype == dtypes.bfloat16):
+        hint = ("For holomorphic differentiation, pass holomorphic=True. For differentiation of non-holomorphic "
+                "functions involving complex outputs, use jax.vjp directly." if np.issubdtype(aval.dtype,
+                                                                                           np.complexfloating)
+                else "For differentiation of functions with integer outputs, use jax.vjp directly.")
         raise TypeError(f"grad requires real-valued outputs (output dtype that is a sub-dtype of np.floating), but "
-                        f"got {aval.dtype.name}. For holomorphic differentiation, pass holomorphic=True. For "
-                        "differentiation of non-holomorphic functions involving complex outputs, use jax.vjp "
-                        "directly.")
+                        f"got {aval.dtype.name}. {hint}")
+
+
+def _tangent_dtype(aval):
+    return aval.dtype if _is_inexact(aval) else dtypes.float0
 
 
 def jvp(fun, primals, tangents, has_aux=False):
@@ -332,60 +357,49 @@ def jvp(fun, primals, tangents, has_aux=False):
         if pa.shape != ta.shape:
             raise ValueError(f"jvp called with different primal and tangent shapes;Got primal shape {pa.shape} "
                              f"and tangent shape as {ta.shape}")
-    out_tree_box = []
-
-    def flat_fun(*xs):
-        out = fun(*tree_util.tree_unflatten(p_tree, list(xs)))
-        aux = None
-        if has_aux:
-            out, aux = out
-        out_leaves, out_tree = tree_util.tree_flatten(out)
-        out_tree_box.append((out_tree, aux))
-        return out_leaves
-
-    flat_fun.__name__ = getattr(fun, "__name__", "fun")
+        if ta.dtype != _tangent_dtype(pa):
+            raise TypeError("primal and tangent arguments to jax.jvp do not match; dtypes must be equal, or in case "
+                            "of int/bool primal dtype the tangent dtype must be float0.Got primal dtype "
+                            f"{pa.dtype.name} and so expected tangent dtype {_tangent_dtype(pa)}, but got tangent "
+                            f"dtype {ta.dtype} instead.")
+    traceable = _Traceable(fun, p_tree, has_aux)
     nonzero = [_is_inexact(_aval(p)) for p in p_leaves]
-    d = _Derivatives(flat_fun, p_leaves, nonzero)
-    out_tree, aux = out_tree_box[-1]
+    d = _Derivatives(traceable, p_leaves, nonzero)
     outs, tangents_out = d.run_jvp(p_leaves, [t for t, nz in zip(t_leaves, nonzero) if nz])
-    result = tree_util.tree_unflatten(out_tree, outs), tree_util.tree_unflatten(out_tree, tangents_out)
+    outs, aux = traceable.split(outs)
+    tangents_out = d.spread_tangents(tangents_out, traceable.n_out)
+    result = (tree_util.tree_unflatten(traceable.out_tree, outs),
+              tree_util.tree_unflatten(traceable.out_tree, tangents_out))
     return (*result, aux) if has_aux else result
 
 
 def linearize(fun, *primals, has_aux=False):
     """``(fun(*primals), f_jvp)`` as ``jax.linearize``: ``f_jvp`` evaluates only the linear part."""
+    _check_callable(fun)
     leaves, in_tree = tree_util.tree_flatten(primals)
-    out_tree_box = []
-
-    def flat_fun(*xs):
-        out = fun(*tree_util.tree_unflatten(in_tree, list(xs)))
-        aux = None
-        if has_aux:
-            out, aux = out
-        out_leaves, out_tree = tree_util.tree_flatten(out)
-        out_tree_box.append((out_tree, aux))
-        return out_leaves
-
-    nonzero = [_is_inexact(_aval(p)) for p in leaves]
-    d = _Derivatives(flat_fun, leaves, nonzero, split=True)
-    out_tree, aux = out_tree_box[-1]
+    avals = [_aval(p) for p in leaves]
+    traceable = _Traceable(fun, in_tree, has_aux)
+    nonzero = [_is_inexact(a) for a in avals]
+    d = _Derivatives(traceable, leaves, nonzero, split=True)
     outs, residuals = d.run_primal(leaves)
+    outs, aux = traceable.split(outs)
 
     def f_jvp(*tangents):
         t_leaves, t_tree = tree_util.tree_flatten(tangents)
         if t_tree != in_tree:
             raise TypeError(f"linearized function called on tangent values inconsistent with the original "
                             f"primal values: expected structure {in_tree}, got {t_tree}")
-        return tree_util.tree_unflatten(out_tree, d.run_lin(residuals, [t for t, nz in zip(t_leaves, nonzero)
-                                                                        if nz]))
+        for t, a in zip(t_leaves, avals):
+            ta = _aval(t)
+            if (ta.shape, ta.dtype) != (a.shape, _tangent_dtype(a)):
+                raise ValueError("linearized function called on tangent values inconsistent with the original "
+                                 f"primal values:\nGot tangent aval {_type_str(ta)} for primal aval "
+                                 f"{_type_str(a)} but expected {_type_str(a.update(dtype=_tangent_dtype(a)))}.")
+        lin_out = d.run_lin(residuals, [t for t, nz in zip(t_leaves, nonzero) if nz])
+        return tree_util.tree_unflatten(traceable.out_tree, d.spread_tangents(lin_out, traceable.n_out))
 
-    result = tree_util.tree_unflatten(out_tree, outs), f_jvp
+    result = tree_util.tree_unflatten(traceable.out_tree, outs), f_jvp
     return (*result, aux) if has_aux else result
-
-
-def _dyn_args(args, argnums):
-    nums = _check_argnums(argnums, len(args))
-    return tuple(operator.index(i) % len(args) for i in nums)
 
 
 def _partial(fun, args, kwargs, nums):
@@ -423,7 +437,7 @@ def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
     _check_callable(fun)
 
     def jacfun(*args, **kwargs):
-        nums = _dyn_args(args, argnums)
+        nums = _check_argnums(argnums, len(args))
         dyn = tuple(args[i] for i in nums)
         in_leaves, in_tree = tree_util.tree_flatten(dyn)
         in_avals = [_aval(x) for x in in_leaves]
@@ -457,7 +471,7 @@ def jacrev(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
     _check_callable(fun)
 
     def jacfun(*args, **kwargs):
-        nums = _dyn_args(args, argnums)
+        nums = _check_argnums(argnums, len(args))
         dyn = tuple(args[i] for i in nums)
         for leaf in tree_util.tree_leaves(dyn):
             _check_input_dtype(_aval(leaf), holomorphic, allow_int)

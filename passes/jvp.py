@@ -27,6 +27,7 @@ JVP_RULES: dict = {}
 LINEAR_OPS: set = set()  # ops whose JVP is the op itself: each needs a transpose rule
 NUM_TANGENT_ARGS_ATTR = "jaxpr.num_tangent_args"
 NUM_TANGENT_RESULTS_ATTR = "jaxpr.num_tangent_results"
+OUTPUT_ZEROS_ATTR = "jaxpr.output_zeros"
 
 
 def differentiable(value) -> bool:
@@ -117,7 +118,9 @@ def jvp_pass(module, func="main", argnums=None):
 def jvp_function(module, source, nonzero, name, *, instantiate_outputs):
     """Builds ``@name``: ``source``'s params, a tangent for each ``nonzero`` argument, then its constants.
 
-    Returns the new function and which outputs have a tangent (all when ``instantiate_outputs``).
+    Returns the new function and which outputs have a tangent. ``instantiate_outputs`` (True, or a mask)
+    gives every floating-point output (those in the mask) one, zeros where it has none; outputs left out
+    (integers, ``has_aux``'s aux) have none.
     """
     args = funcs.arguments(source)
     n_consts = num_consts(source)
@@ -157,12 +160,24 @@ def jvp_function(module, source, nonzero, name, *, instantiate_outputs):
                 tangents[old] = t
     b = Builder(ip, source.location)
     if instantiate_outputs:
-        out_tangents = [instantiate(b, t, o) for t, o in zip(out_tangents, outs)]
+        wanted = instantiate_outputs if isinstance(instantiate_outputs, list) else [True] * len(outs)
+        out_tangents = [(_output_zeros(b, o) if t is None else t) if w and differentiable(o) else None
+                        for t, o, w in zip(out_tangents, outs, wanted)]
     has_tangent = [t is not None for t in out_tangents]
     funcs.finish(new, block, outs + [t for t in out_tangents if t is not None], n_consts=n_consts)
     new.attributes[NUM_TANGENT_ARGS_ATTR] = funcs.int_attr(len(tangent_types))
     new.attributes[NUM_TANGENT_RESULTS_ATTR] = funcs.int_attr(sum(has_tangent))
     return new, has_tangent
+
+
+def _output_zeros(b, like):
+    """An output's instantiated zero tangent, marked so that linearize keeps it in the linear half (as JAX's
+    instantiation happens in the tangent space, not in the primal computation)."""
+    zeros = b.zeros_like(like)
+    op = zeros.owner.operation
+    if op.name != "jaxpr.literal":
+        op.attributes[OUTPUT_ZEROS_ATTR] = ir.UnitAttr.get()
+    return zeros
 
 
 from . import jvp_rules  # noqa: E402,F401  (fills JVP_RULES)

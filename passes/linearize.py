@@ -22,7 +22,7 @@ from irax.ir.ops import OPS
 
 from . import funcs, remat
 from .builder import Builder
-from .jvp import NUM_TANGENT_ARGS_ATTR, NUM_TANGENT_RESULTS_ATTR
+from .jvp import NUM_TANGENT_ARGS_ATTR, NUM_TANGENT_RESULTS_ATTR, OUTPUT_ZEROS_ATTR
 from .registry import register_pass
 from .simplify import dce_function
 
@@ -73,7 +73,7 @@ def linearize_function(module, source, done=None, saveable=None):
             break
         if op.name == "jaxpr.literal":
             literals[op.result] = op
-        elif any(v in unknown for v in op.operands):
+        elif any(v in unknown for v in op.operands) or OUTPUT_ZEROS_ATTR in op.attributes:
             entry = _split_call(module, op, known, primal_ip, done) if op.name in _SPLITS else op
             linear.append(entry)
             unknown.update(entry.results)
@@ -138,6 +138,7 @@ def _split_call(module, op, known, primal_ip, done):
     if key not in done:
         saveable = remat.policy(params["policy"]) if primitive == "checkpoint" else None
         callee_primal, callee_lin = linearize_function(module, callee, done, saveable)
+        dce_function(callee_primal)  # JAX keeps only what a call's known half returns
         done[key] = callee_primal, callee_lin, _forward_inputs(callee_primal)
     callee_primal, callee_lin, forwarded = done[key]
     n_tangents = funcs.int_attribute(callee, NUM_TANGENT_ARGS_ATTR)

@@ -54,11 +54,16 @@ def transpose_function(module, source):
     ip = ir.InsertionPoint(block)
     env = dict(zip(residuals, new_args[:n_res]))
     linear = set(linear_args)
-    linear_ops = []
+    linear_ops, forward_ops = [], []
     for op in body[:-1]:
         if any(v in linear for v in op.operands):
             linear_ops.append(op)
             linear.update(op.results)
+        else:
+            forward_ops.append(op)
+    needed = _needed_forward(forward_ops, linear_ops)
+    for op in forward_ops:
+        if op not in needed:
             continue
         clone = op.clone(ip=ip)
         for i, v in enumerate(op.operands):
@@ -97,6 +102,18 @@ def transpose_function(module, source):
     results = [cts[v] if v in cts else b.full(aval(v).shape, aval(v).dtype, 0) for v in linear_args]
     funcs.finish(new, block, results)
     return new
+
+
+def _needed_forward(forward_ops, linear_ops):
+    """The non-linear ops whose values the linear ops use, directly or not: only those are evaluated."""
+    producers = {r: op for op in forward_ops for r in op.results}
+    needed, stack = set(), [v for op in linear_ops for v in op.operands]
+    while stack:
+        op = producers.get(stack.pop())
+        if op is not None and op not in needed:
+            needed.add(op)
+            stack.extend(op.operands)
+    return needed
 
 
 from . import transpose_rules  # noqa: E402,F401  (fills TRANSPOSE_RULES)
