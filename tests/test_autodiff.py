@@ -303,6 +303,17 @@ PROGRAMS = {
         lambda x, t: (lambda r: (r[0], r[1](t)))(jax.linearize(lambda x: jnp.exp(x) * x, x)), (v3, ct3)),
     "linearize_two_out": lambda jax, jnp, lax, nn: (
         lambda x, t: jax.linearize(lambda x: (jnp.sin(x), x * 3.0), x)[1](t), (v3, ct3)),
+    # regressions: traced aux, outputs that do not depend on the input, grad through a jitted where
+    "grad_has_aux_traced": lambda jax, jnp, lax, nn: (
+        jax.grad(lambda x: (jnp.sum(x * x), jnp.sin(x)), has_aux=True), (v3,)),
+    "value_and_grad_aux_dict": lambda jax, jnp, lax, nn: (
+        jax.value_and_grad(lambda x: (jnp.sum(jnp.sin(x)), {"a": x * 2}), has_aux=True), (v3,)),
+    "vjp_constant_output": lambda jax, jnp, lax, nn: (
+        lambda x, a, b: jax.vjp(lambda x: (jnp.sin(x), jnp.ones(3)), x)[1]((a, b)), (v3, ct3, ct3)),
+    "linearize_constant_output": lambda jax, jnp, lax, nn: (
+        lambda x, t: jax.linearize(lambda x: (jnp.sin(x), jnp.ones(3)), x)[1](t), (v3, ct3)),
+    "grad_where_both_branches": lambda jax, jnp, lax, nn: (
+        jax.grad(lambda x: jnp.sum(jnp.where(x > 1., x * x, jnp.sin(x)))), (v3,)),
 }
 
 
@@ -900,3 +911,20 @@ def test_errors_are_jax_errors(name):
     call, exc, match = ERRORS[name]
     with pytest.raises(exc, match=match):
         call(jax, jax_jnp)
+
+
+def test_traced_aux_comes_back_as_values_and_integer_outputs_get_float0_tangents():
+    g, aux = irax.grad(lambda x: (inp.sum(x * x), inp.sin(x)), has_aux=True)(v3)
+    assert isinstance(aux, irax.Array)
+    np.testing.assert_allclose(np.asarray(aux), np.sin(v3), rtol=1e-6)
+    _, aux = irax.jvp(lambda x: (inp.sin(x), 2.0), (v3,), (v3,), has_aux=True)
+    assert aux == 2.0 and type(aux) is float
+    _, tangent = irax.jvp(lambda x: inp.argmax(x), (v3,), (v3,))
+    assert tangent.dtype == irax.dtypes.float0
+
+
+def test_jvp_tangent_dtypes_and_repeated_argnums_are_errors():
+    with pytest.raises(TypeError, match="dtypes must be equal, or in case of int/bool primal dtype the tangent"):
+        irax.jvp(lambda i: i * 2, (np.int32(1),), (np.int32(1),))
+    with pytest.raises(TypeError, match="names an argument twice"):
+        irax.grad(lambda x, y: x * y, argnums=(0, 0))(2.0, 3.0)
