@@ -917,7 +917,7 @@ def test_traced_aux_comes_back_as_values_and_integer_outputs_get_float0_tangents
     g, aux = irax.grad(lambda x: (inp.sum(x * x), inp.sin(x)), has_aux=True)(v3)
     assert isinstance(aux, irax.Array)
     np.testing.assert_allclose(np.asarray(aux), np.sin(v3), rtol=1e-6)
-    _, aux = irax.jvp(lambda x: (inp.sin(x), 2.0), (v3,), (v3,), has_aux=True)
+    _, _, aux = irax.jvp(lambda x: (inp.sin(x), 2.0), (v3,), (v3,), has_aux=True)
     assert aux == 2.0 and type(aux) is float
     _, tangent = irax.jvp(lambda x: inp.argmax(x), (v3,), (v3,))
     assert tangent.dtype == irax.dtypes.float0
