@@ -113,7 +113,7 @@ class _Custom:
         return tree_util.tree_unflatten(entry.out_tree, outs)
 
     def _trace(self, fn, leaves, name, purpose, trace):
-        fn.__name__ = getattr(self.fun, "__name__", "fun")
+        fn.__name__ = self.__name__
         return api.trace(fn, tuple(leaves), {}, purpose=purpose, module=trace.module, func_name=name, private=True)
 
 

@@ -86,8 +86,9 @@ class Printer:
                     queue.append(body)
                     if eqn.primitive == "pjit":
                         names.setdefault(id(body), (eqn.params["name"].strip("<>"), body))
-                    else:
+                    else:  # a long custom body is printed apart too, named as JAX names an anonymous one
                         self._custom_views[id(eqn)] = body
+                        names.setdefault(id(body), ("jaxpr", body))
         shared, taken = {}, collections.Counter()
         for key, count in counts.items():
             if count == 1:

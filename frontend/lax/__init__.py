@@ -243,15 +243,37 @@ def _index_operand(i):
     return as_operand(i)
 
 
-def dynamic_slice(operand, start_indices, slice_sizes):
+def _dynamic_slice_indices(shape, start_indices, allow_negative_indices):
+    """Start indices with negative ones counted from the end, as JAX's ``allow_negative_indices=True``:
+    static ones at once, traced signed ones with ``select_n(i < 0, i, i + size)``."""
+    if len(start_indices) != len(shape):
+        raise ValueError(f"Length of slice indices must match number of operand dimensions ({len(start_indices)} "
+                         f"vs {shape})")
+    result = []
+    for i, size in zip(start_indices, shape):
+        if isinstance(i, (int, np.integer)):
+            if i < 0 and not allow_negative_indices:
+                raise ValueError(f"Index {i} is out of bounds for dimension {size} if allow_negative_indices=False")
+            result.append(_index_operand(int(i) + size if i < 0 else i))
+            continue
+        i = as_operand(i)
+        if np.issubdtype(i.dtype, np.unsignedinteger) or not allow_negative_indices:
+            result.append(i)
+        else:
+            result.append(select(lt(i, scalar_like(0, i.dtype, weak=False)), add(i, scalar_like(size, i.dtype,
+                                                                                             weak=False)), i))
+    return result
+
+
+def dynamic_slice(operand, start_indices, slice_sizes, *, allow_negative_indices=True):
     operand = as_operand(operand)
-    indices = [_index_operand(i) for i in start_indices]
+    indices = _dynamic_slice_indices(operand.shape, list(start_indices), allow_negative_indices)
     return bind1("dynamic_slice", operand, *indices, slice_sizes=tuple(map(operator.index, slice_sizes)))
 
 
-def dynamic_update_slice(operand, update, start_indices):
+def dynamic_update_slice(operand, update, start_indices, *, allow_negative_indices=True):
     operand, update = as_operand(operand), as_operand(update)
-    indices = [_index_operand(i) for i in start_indices]
+    indices = _dynamic_slice_indices(operand.shape, list(start_indices), allow_negative_indices)
     return bind1("dynamic_update_slice", operand, update, *indices)
 
 

@@ -8,6 +8,7 @@ import numpy as np
 from irax import dtypes, lax
 from irax.api import staged
 from irax.core import is_tracer
+from irax.custom_derivatives import custom_jvp
 
 from ._util import (check_arraylike, convert, promote_args, promote_args_inexact, promote_args_numeric, promote_dtypes,
                     promote_dtypes_numeric, promote_shapes, staged_as)
@@ -472,10 +473,59 @@ def _float_divmod(x1, x2):
 
 def logaddexp(x1, x2, /):
     x1, x2 = promote_args_inexact("logaddexp", x1, x2)
-    amax = lax.max(x1, x2)
-    delta = lax.sub(x1, x2)
-    return lax.select_n(isnan(delta), lax.add(amax, lax.log1p(lax.exp(lax.neg(lax.abs(delta))))),
-                        lax.add(x1, x2))
+    return _logaddexp(x1, x2)
+
+
+def _wrap_between(x, a):
+    """``x`` wrapped into ``[-a, a]``."""
+    rem = lax.rem(lax.add(x, convert(a, x.dtype)), convert(2 * a, x.dtype))
+    rem = lax.select(lax.lt(rem, convert(0, x.dtype)), lax.add(rem, convert(2 * a, x.dtype)), rem)
+    return lax.sub(rem, convert(a, x.dtype))
+
+
+def _replace_inf(x):
+    re_x = lax.real(x) if dtypes.issubdtype(x.dtype, np.complexfloating) else x
+    return lax.select(lax.eq(re_x, convert(np.inf, re_x.dtype)), lax.full_like(x, 0), x)
+
+
+def _logaddexp_by(exp, scale, wrap):
+    """JAX's logaddexp (``exp``, ``scale`` = 1) or logaddexp2 (``exp2``, ``scale`` = 1/log 2), with its custom
+    JVP: at ties the derivative splits evenly, where differentiating ``max`` and ``abs`` would not."""
+    def fun(x1, x2):
+        amax = lax.max(x1, x2)
+        if dtypes.issubdtype(x1.dtype, np.floating):
+            delta = lax.sub(x1, x2)
+            is_nan, both = lax.ne(delta, delta), lax.add(x1, x2)
+            log1p_term = lax.log1p(exp(lax.neg(lax.abs(delta))))
+            if scale != 1:
+                log1p_term = lax.mul(convert(scale, amax.dtype), log1p_term)
+            return lax.select(is_nan, both, lax.add(amax, log1p_term))
+        delta = lax.sub(lax.add(x1, x2), lax.mul(amax, convert(2, amax.dtype)))
+        log1p_term = lax.log1p(exp(delta))
+        if scale != 1:
+            log1p_term = lax.mul(convert(scale, amax.dtype), log1p_term)
+        out = lax.add(amax, log1p_term)
+        return lax.complex(lax.real(out), _wrap_between(lax.imag(out), wrap))
+    return fun
+
+
+def _custom_logaddexp(name, exp, scale, wrap):
+    """The custom_jvp function ``name`` (JAX's names show in jaxprs: ``name``, ``_{name}_jvp``)."""
+    fun = custom_jvp(_logaddexp_by(exp, scale, wrap))
+    fun.__name__ = name
+
+    def jvp(primals, tangents):
+        (x1, x2), (t1, t2) = primals, tangents
+        primal_out = fun(x1, x2)
+        return primal_out, lax.add(lax.mul(t1, exp(lax.sub(_replace_inf(x1), _replace_inf(primal_out)))),
+                                   lax.mul(t2, exp(lax.sub(_replace_inf(x2), _replace_inf(primal_out)))))
+    jvp.__name__ = f"_{name}_jvp"
+    fun.defjvp(jvp)
+    return fun
+
+
+_logaddexp = _custom_logaddexp("logaddexp", lax.exp, 1, np.pi)
+_logaddexp2 = _custom_logaddexp("logaddexp2", lax.exp2, 1 / np.log(2), np.pi / np.log(2))
 
 
 def log2(x, /):
@@ -581,10 +631,7 @@ def fmin(x1, x2):
 
 def logaddexp2(x1, x2, /):
     x1, x2 = promote_args_inexact("logaddexp2", x1, x2)
-    amax = lax.max(x1, x2)
-    delta = lax.sub(x1, x2)
-    log1p_term = lax.div(lax.log1p(lax.exp2(lax.neg(lax.abs(delta)))), convert(np.log(2), x1.dtype))
-    return lax.select_n(isnan(delta), lax.add(amax, log1p_term), lax.add(x1, x2))
+    return _logaddexp2(x1, x2)
 
 
 def angle(z, deg=False):
