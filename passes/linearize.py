@@ -35,6 +35,13 @@ def linearize_pass(module, func="main_jvp"):
     linearize_function(module, funcs.lookup(module, func))
 
 
+@register_pass("jaxpr-remat", "Splits a JVP function as jaxpr-linearize does, but saves only its inputs and what "
+               "the policy allows (nothing_saveable, everything_saveable, dots_saveable, "
+               "dots_with_no_batch_dims_saveable, save_only_these_names:a:b); @f_jvp_lin recomputes the rest")
+def remat_pass(module, func="main_jvp", policy="nothing_saveable"):
+    linearize_function(module, funcs.lookup(module, func), saveable=remat.policy(remat.from_option(policy)))
+
+
 class _Call:
     """A call of a callee's linear half, to be made in the linear function in place of ``op``."""
 

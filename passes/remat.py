@@ -23,6 +23,19 @@ def save_only_these_names(names) -> str:
     return f"SaveOnlyTheseNames(saveable_names=frozenset({{{', '.join(repr(n) for n in sorted(names))}}}))"
 
 
+def from_option(name: str) -> str:
+    """A policy named in a pass option (``dots_saveable``, ``save_only_these_names:a:b``) as JAX prints it."""
+    base, *names = name.split(":")
+    printed = {"nothing_saveable": NOTHING_SAVEABLE, "everything_saveable": EVERYTHING_SAVEABLE,
+               "dots_saveable": dots_saveable(False), "dots_with_no_batch_dims_saveable": dots_saveable(True)}
+    if base == "save_only_these_names":
+        return save_only_these_names(names)
+    if base not in printed:
+        raise ValueError(f"unknown checkpoint policy {name!r}; expected one of {sorted(printed)} or "
+                         "save_only_these_names:NAME:...")
+    return printed[base]
+
+
 def policy(text: str):
     """The predicate ``saveable(op)`` of a printed policy."""
     if text in ("None", NOTHING_SAVEABLE):

@@ -47,7 +47,7 @@ TRANSPOSE_RULES.update({
 
 def _reduce_sum_transpose(b, ct, operand, *, axes, out_sharding):
     shape = operand.aval.shape
-    dims = tuple(int(d) for d in np.delete(np.arange(len(shape)), axes))
+    dims = tuple(np.delete(np.arange(len(shape)), axes))  # NumPy ints, printed as JAX prints them
     return [U.broadcast_in_dim(b, ct, shape, dims)]
 
 

@@ -113,3 +113,13 @@ def test_linearize_needs_a_jvp_function_and_unknown_functions_are_named():
         run_pipeline(parse_module(SIN_TIMES_Y), "builtin.module(jaxpr-linearize{func=f})")
     with pytest.raises(PassPipelineError, match="no function @nope"):
         run_pipeline(parse_module(SIN_TIMES_Y), "builtin.module(jaxpr-jvp{func=nope})")
+
+
+def test_remat_recomputes_instead_of_saving():
+    module = _run(SIN_TIMES_Y, rest="jaxpr-remat{func=f_jvp policy=nothing_saveable},")
+    assert _text(module, "f_jvp_primal").endswith("in (e, a, b) }")  # only the inputs are saved
+    assert "cos a" in _text(module, "f_jvp_lin")  # recomputed in the linear half
+    saved = _run(SIN_TIMES_Y, rest="jaxpr-remat{func=f_jvp policy=everything_saveable},")
+    assert "cos" not in _text(saved, "f_jvp_lin")
+    with pytest.raises(ValueError, match="unknown checkpoint policy 'bogus'"):
+        _run(SIN_TIMES_Y, rest="jaxpr-remat{func=f_jvp policy=bogus},")

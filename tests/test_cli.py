@@ -102,3 +102,18 @@ def test_jaxpr_transform_prints_each_autodiff_pass(tmp_path):
     for name in ("jaxpr-jvp", "jaxpr-linearize", "jaxpr-transpose"):
         assert f"IR Dump After {name}" in out.stderr
     assert "@main_jvp_lin_t" in out.stderr and out.stdout.startswith("{ lambda ; a:f32[3]. let")
+
+
+def test_opt_runs_the_autodiff_passes_on_a_file(tmp_path):
+    path = tmp_path / "f.mlir"
+    path.write_text(textwrap.dedent("""
+        func.func @f(%x: tensor<3xf32>) -> tensor<f32> {
+          %0 = "jaxpr.sin"(%x) : (tensor<3xf32>) -> tensor<3xf32>
+          %1 = "jaxpr.reduce_sum"(%0) {axes = array<i64: 0>} : (tensor<3xf32>) -> tensor<f32>
+          return %1 : tensor<f32>
+        }
+    """))
+    out = run("opt", str(path), "--pass-pipeline=builtin.module(jaxpr-jvp{func=f argnums=0},"
+              "jaxpr-linearize{func=f_jvp},jaxpr-transpose{func=f_jvp_lin},jaxpr-verify)")
+    assert out.returncode == 0, out.stderr
+    assert "func.func @f_jvp_lin_t" in out.stdout and '"jaxpr.cos"' in out.stdout
