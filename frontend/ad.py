@@ -519,7 +519,7 @@ def closure_convert(fun, *example_args):
         with scope():
             func = lookup(traced.module, traced.func_name)
         outs = replay(traced.module, func, tree_util.tree_leaves(args) + closure)
-        return tree_util.tree_unflatten(traced.out_tree, outs)
+        return traced.unflatten(outs)
 
     converted.__name__ = getattr(fun, "__name__", "converted")
     return converted, hoisted

@@ -73,7 +73,7 @@ def checkpoint(fun, *, prevent_cse=True, policy=None, static_argnums=()):
         traced = entry[1]
         outs = trace.call(traced, list(leaves) + list(traced.closure), "checkpoint", differentiated=False,
                           policy=policy_text, prevent_cse=prevent_cse)
-        return tree_util.tree_unflatten(traced.out_tree, outs)
+        return traced.unflatten(outs)
 
     return remat_f
 

@@ -33,7 +33,8 @@ class ShapeDtypeStruct:
 
     def __repr__(self):
         weak = ", weak_type=True" if self.weak_type else ""
-        return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{weak})"
+        name = "float0" if self.dtype == dtypes.float0 else self.dtype.name
+        return f"ShapeDtypeStruct(shape={self.shape}, dtype={name}{weak})"
 
     def __eq__(self, other):
         return (isinstance(other, ShapeDtypeStruct) and self.shape == other.shape and self.dtype == other.dtype
@@ -60,7 +61,8 @@ def abstractify(x, name="argument") -> ShapedArray:
 class Traced:
     """A function traced into ``func_name`` of ``module``, with what calling it needs."""
 
-    def __init__(self, module, func_name, closure, in_avals, out_avals, in_tree, out_tree, fun_name):
+    def __init__(self, module, func_name, closure, in_avals, out_avals, in_tree, out_tree, fun_name,
+                 float0_outputs=None):
         self.module = module
         self.func_name = func_name
         self.closure = closure  # values of the trailing arguments: constants, or tracers of an outer trace
@@ -69,6 +71,20 @@ class Traced:
         self.in_tree = in_tree
         self.out_tree = out_tree
         self.fun_name = fun_name
+        self.float0_outputs = float0_outputs or {}  # output leaf index -> shape; float0 has no IR type
+
+    def unflatten(self, results):
+        """The output pytree from the function's results, float0 outputs put back (as zeros)."""
+        results = list(results)
+        for i, shape in sorted(self.float0_outputs.items()):
+            results.insert(i, np.zeros(shape, dtypes.float0))
+        return tree_util.tree_unflatten(self.out_tree, results)
+
+    def out_structs(self):
+        structs = [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type) for a in self.out_avals]
+        for i, shape in sorted(self.float0_outputs.items()):
+            structs.insert(i, ShapeDtypeStruct(shape, dtypes.float0))
+        return tree_util.tree_unflatten(self.out_tree, structs)
 
 
 def _fun_name(fun) -> str:
@@ -96,10 +112,11 @@ def trace(fun, args, kwargs, *, purpose, module=None, func_name="main", private=
             out = fun(*targs, **tkwargs)
             out_leaves, out_tree = tree_util.tree_flatten(out)
             _check_outputs(fun, out_leaves)
-            out_avals = t.finish(out_leaves)
+            float0 = {i: np.shape(x) for i, x in enumerate(out_leaves) if getattr(x, "dtype", None) == dtypes.float0}
+            out_avals = t.finish([x for i, x in enumerate(out_leaves) if i not in float0])
         finally:
             core.pop_trace(t)
-    return Traced(module, func_name, t.closure, in_avals, out_avals, in_tree, out_tree, _fun_name(fun))
+    return Traced(module, func_name, t.closure, in_avals, out_avals, in_tree, out_tree, _fun_name(fun), float0)
 
 
 def _host_value(x):
@@ -226,9 +243,7 @@ def make_jaxpr(fun, static_argnums=(), axis_env=None, return_shape=False, abstra
         traced = trace(_with_statics(fun, statics, len(args)), dyn_args, dyn_kwargs, purpose="make_jaxpr")
         closed = ClosedJaxpr(traced)
         if return_shape:
-            shapes = tree_util.tree_unflatten(traced.out_tree, [
-                ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type) for a in traced.out_avals])
-            return closed, shapes
+            return closed, traced.out_structs()
         return closed
     return make
 
@@ -247,9 +262,7 @@ def _as_names(x):
 
 def eval_shape(fun, *args, **kwargs):
     """Shapes and dtypes of ``fun``'s outputs, found by tracing alone."""
-    traced = trace(fun, args, kwargs, purpose="eval_shape")
-    return tree_util.tree_unflatten(traced.out_tree, [
-        ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type) for a in traced.out_avals])
+    return trace(fun, args, kwargs, purpose="eval_shape").out_structs()
 
 
 _callee_names = itertools.count()
@@ -355,8 +368,7 @@ class JitWrapped:
             traced = per_module[key] = self._trace(dargs, dkwargs, statics, purpose="jit", module=outer.module,
                                                    func_name=name, private=True)
         operands = list(leaves) + list(traced.closure)
-        outs = outer.call(traced, operands)
-        return tree_util.tree_unflatten(traced.out_tree, outs)
+        return traced.unflatten(outer.call(traced, operands))
 
     def lower(self, *args, **kwargs):
         from .compiled import Lowered

@@ -51,7 +51,7 @@ class CompiledCall:
         self.out_tree = traced.out_tree
         self.const_buffers = [self.device.put(to_numpy(c)) for c in traced.closure]
         self.n_out = len(traced.out_avals)
-        self._single_output = self.out_tree == tree_util.tree_structure(0)
+        self._single_output = self.out_tree == tree_util.tree_structure(0) and not traced.float0_outputs
         import iree.runtime as rt
         self._variant_list = rt.VmVariantList
         self._buffer_view = rt.HalBufferView
@@ -66,8 +66,7 @@ class CompiledCall:
         buffers = [self._buffer(x, a) for x, a in zip(leaves, self.in_avals)]
         buffers += self.const_buffers
         outs = self.executable.call(self.function, buffers, self.n_out)
-        results = [Array._from_device(b, a) for b, a in zip(outs, self.out_avals)]
-        return tree_util.tree_unflatten(self.out_tree, results)
+        return self.traced.unflatten([Array._from_device(b, a) for b, a in zip(outs, self.out_avals)])
 
     def call_arrays(self, arrays):
         """The dispatch fast path: positional ``Array`` arguments whose avals match the trace."""
@@ -84,7 +83,7 @@ class CompiledCall:
         if self._single_output:
             return Array._from_device(results.get_as_object(0, view), self.out_avals[0])
         outs = [Array._from_device(results.get_as_object(i, view), a) for i, a in enumerate(self.out_avals)]
-        return tree_util.tree_unflatten(self.out_tree, outs)
+        return self.traced.unflatten(outs)
 
 
 def compile_traced(traced) -> CompiledCall:

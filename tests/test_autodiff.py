@@ -928,3 +928,15 @@ def test_jvp_tangent_dtypes_and_repeated_argnums_are_errors():
         irax.jvp(lambda i: i * 2, (np.int32(1),), (np.int32(1),))
     with pytest.raises(TypeError, match="names an argument twice"):
         irax.grad(lambda x, y: x * y, argnums=(0, 0))(2.0, 3.0)
+
+
+def test_float0_results_come_out_of_jit_as_in_jax():
+    f = lambda x, i: x * i  # noqa: E731
+    g, gi = irax.jit(irax.grad(f, argnums=(0, 1), allow_int=True))(1.0, 2)
+    assert float(g) == 2.0 and gi.dtype == irax.dtypes.float0 and gi.shape == ()
+    x, i = np.ones(3, F), np.ones(3, np.int32)
+    _, gi = irax.jit(lambda x, i: irax.vjp(f, x, i)[1](x))(x, i)
+    assert gi.dtype == irax.dtypes.float0 and gi.shape == (3,)
+    out, tangent = irax.jit(lambda x: irax.jvp(lambda v: inp.argmax(v), (x,), (x,)))(x)
+    assert int(out) == 0 and tangent.dtype == irax.dtypes.float0
+    assert "dtype=float0" in repr(irax.eval_shape(irax.grad(f, argnums=(0, 1), allow_int=True), 1.0, 2)[1])
