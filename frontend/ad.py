@@ -454,12 +454,10 @@ def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
             for a in in_avals:
                 rows = [c[o] for c in columns[start:start + a.size]]
                 start += a.size
-                block = _stack_rows(rows, a.shape, o_aval)
                 perm = tuple(range(a.ndim, a.ndim + o_aval.ndim)) + tuple(range(a.ndim))
-                from . import numpy as jnp
-                blocks.append(jnp.transpose(block, perm))
-            jac.append(tree_util.tree_unflatten(in_tree, blocks) if not isinstance(argnums, int) else
-                       tree_util.tree_unflatten(in_tree, blocks)[0])
+                blocks.append(_stack_rows(rows, a.shape, o_aval).transpose(perm))
+            tree = tree_util.tree_unflatten(in_tree, blocks)
+            jac.append(tree[0] if isinstance(argnums, int) else tree)
         result = tree_util.tree_unflatten(out_tree, jac)
         return (result, lin[2]) if has_aux else result
 
