@@ -37,10 +37,11 @@ def differentiable(value) -> bool:
 class JvpBuilder(Builder):
     """A builder that also knows the op being differentiated, to emit its primal."""
 
-    def __init__(self, ip, op, primals, module):
+    def __init__(self, ip, op, primals, module, memo):
         super().__init__(ip, op.location, module)
         self.op = op
         self.primals = primals
+        self.memo = memo  # (callee, nonzero) -> its JVP function and tangent mask, shared by equal calls
 
     def primal(self) -> list:
         clone = self.op.clone(ip=self.ip)
@@ -115,13 +116,14 @@ def jvp_pass(module, func="main", argnums=None):
     jvp_function(module, source, nonzero, f"{func}_jvp", instantiate_outputs=True)
 
 
-def jvp_function(module, source, nonzero, name, *, instantiate_outputs):
+def jvp_function(module, source, nonzero, name, *, instantiate_outputs, memo=None):
     """Builds ``@name``: ``source``'s params, a tangent for each ``nonzero`` argument, then its constants.
 
     Returns the new function and which outputs have a tangent. ``instantiate_outputs`` (True, or a mask)
     gives every floating-point output (those in the mask) one, zeros where it has none; outputs left out
     (integers, ``has_aux``'s aux) have none.
     """
+    memo = {} if memo is None else memo
     args = funcs.arguments(source)
     n_consts = num_consts(source)
     params, consts = args[:len(args) - n_consts], args[len(args) - n_consts:]
@@ -145,7 +147,7 @@ def jvp_function(module, source, nonzero, name, *, instantiate_outputs):
             break
         primals = [env[v] for v in op.operands]
         tins = [tangents.get(v) for v in op.operands]
-        b = JvpBuilder(ip, op, primals, module)
+        b = JvpBuilder(ip, op, primals, module, memo)
         if all(t is None for t in tins):
             results = b.primal()
             tout = [None] * len(results)

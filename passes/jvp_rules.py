@@ -385,7 +385,11 @@ def _call_jvp(b, primals, tangents, *, callee, **params):
     ``remat_jvp``)."""
     source = lookup(b.module, callee)
     nonzero = [t is not None for t in tangents]
-    new, has_tangent = jvp_function(b.module, source, nonzero, f"{callee}_jvp", instantiate_outputs=False)
+    key = (callee, tuple(nonzero))
+    if key not in b.memo:  # two calls of one jit share one JVP (JAX prints it once)
+        b.memo[key] = jvp_function(b.module, source, nonzero, f"{callee}_jvp", instantiate_outputs=False,
+                                   memo=b.memo)
+    new, has_tangent = b.memo[key]
     n_params = len(primals) - num_consts(source)
     operands = primals[:n_params] + [t for t in tangents if t is not None] + primals[n_params:]
     outs = b.call(new, operands, b.op.name[len("jaxpr."):], **params)

@@ -92,6 +92,7 @@ def linearize_function(module, source, done=None, saveable=None):
         known_ops.update((r, op) for r in op.results)
     outs, tangent_outs = returned[:len(returned) - n_tangent_results], returned[len(returned) - n_tangent_results:]
 
+    linear = _live(linear, tangent_outs)
     needed = [v for entry in linear for v in entry.operands] + tangent_outs
     recompute = set()
     if saveable is not None:
@@ -128,6 +129,17 @@ def linearize_function(module, source, done=None, saveable=None):
     return primal, lin
 
 
+def _live(linear, tangent_outs):
+    """The linear entries some tangent output depends on: the others (tangents that die at a stop_gradient,
+    say) would only keep residuals alive, which JAX prunes."""
+    wanted, live = set(tangent_outs), []
+    for entry in reversed(linear):
+        if any(r in wanted for r in entry.results):
+            live.append(entry)
+            wanted.update(entry.operands)
+    return live[::-1]
+
+
 def _in_order(source, linear, recompute):
     """The linear entries and the recomputed known ops, in the source's order (as JAX's remat keeps it)."""
     position = {op: i for i, op in enumerate(body_ops(source))}
@@ -158,26 +170,25 @@ def _split_call(module, op, known, primal_ip, done):
     else:
         outs = Builder(primal_ip, op.location, module).call(callee_primal, primal_operands, primitive, **params)
     n_out = len(op.results) - funcs.int_attribute(callee, NUM_TANGENT_RESULTS_ATTR)
-    known.update(zip(op.results[:n_out], outs[:n_out]))
-    returned = iter(outs[n_out:])
-    old_operands = operands[:n_params] + operands[n_params + n_tangents:]
-    residuals = [old_operands[forwarded[i]] if i in forwarded else next(returned)
-                 for i in range(len(outs) - n_out + len(forwarded))]
-    return _Call(op, callee_lin, primitive, params, residuals + operands[n_params:n_params + n_tangents],
+    returned, old_operands = iter(outs), operands[:n_params] + operands[n_params + n_tangents:]
+    full = [known[old_operands[forwarded[i]]] if i in forwarded else next(returned)
+            for i in range(len(outs) + len(forwarded))]
+    known.update(zip(op.results[:n_out], full[:n_out]))
+    return _Call(op, callee_lin, primitive, params, full[n_out:] + operands[n_params:n_params + n_tangents],
                  list(op.results[n_out:]))
 
 
 def _forward_inputs(primal):
-    """Drops the residuals that are just arguments of ``primal`` from its results, as JAX does (the caller
-    passes its own operand instead); returns {residual index: argument index}."""
+    """Drops the results (outputs or residuals) that are just arguments of ``primal``, as JAX does (the caller
+    uses its own operand instead); returns {result index: argument index}."""
     n_res = funcs.int_attribute(primal, NUM_RESIDUALS_ATTR)
     returned = list(body_ops(primal)[-1].operands)
-    n_out = len(returned) - n_res
     args = funcs.arguments(primal)
-    forwarded = {i: args.index(v) for i, v in enumerate(returned[n_out:]) if v in args}
+    forwarded = {i: args.index(v) for i, v in enumerate(returned) if v in args}
     if forwarded:
-        funcs.set_results(primal, returned[:n_out] + [v for i, v in enumerate(returned[n_out:]) if i not in forwarded])
-        primal.attributes[NUM_RESIDUALS_ATTR] = funcs.int_attr(n_res - len(forwarded))
+        funcs.set_results(primal, [v for i, v in enumerate(returned) if i not in forwarded])
+        n_out = len(returned) - n_res
+        primal.attributes[NUM_RESIDUALS_ATTR] = funcs.int_attr(n_res - sum(i >= n_out for i in forwarded))
     return forwarded
 
 
