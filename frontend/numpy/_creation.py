@@ -7,13 +7,12 @@ import operator
 import numpy as np
 
 from irax import dtypes, lax
-from irax.api import staged
 from irax.array import Array
 from irax.core import Tracer
 from irax.ir.avals import ShapedArray
 from irax.lax._scalars import as_operand
 
-from ._util import convert
+from ._util import convert, convert_element_type, staged_as, to_inexact_dtype
 
 
 def _canonical(dtype):
@@ -30,30 +29,51 @@ def _shape(shape):
 
 
 def array(object, dtype=None, copy=True, order="K", ndmin=0):
-    """An array from nested sequences, scalars or arrays, with JAX's default dtypes."""
+    """An array from nested sequences, scalars or arrays, with JAX's default dtypes (as ``jnp.array``:
+    a sequence holding arrays becomes ``expand_dims`` and ``concatenate``; ``ndmin`` adds leading axes)."""
+    if order is not None and order != "K":
+        raise NotImplementedError("Only implemented for order='K'")
+    dtype = _canonical(dtype)
+    if hasattr(object, "__jax_array__"):
+        object = object.__jax_array__()
     if isinstance(object, (Array, Tracer)):
-        out = object if dtype is None else convert(object, _canonical(dtype))
+        # (JAX binds ``copy`` for a traced array with copy=True; irax has no such primitive.)
+        out = object if dtype is None else convert(object, dtype, False)
     elif isinstance(object, (list, tuple)) and _has_traced(object):
-        out = _stack_leaves(object, dtype)
+        out = _concatenate_leaves(object, dtype)
     else:
         out = _from_host(object, dtype)
     if ndmin > out.ndim:
-        out = lax.reshape(out, (1,) * (ndmin - out.ndim) + tuple(out.shape))
+        out = lax.expand_dims(out, tuple(range(ndmin - out.ndim)))
     return out
 
 
 def _has_traced(seq):
-    return builtins.any(isinstance(x, (Array, Tracer)) or (isinstance(x, (list, tuple)) and _has_traced(x))
-                        for x in seq)
+    return builtins.any(isinstance(x, (Array, Tracer)) or hasattr(x, "__jax_array__")
+                        or (isinstance(x, (list, tuple)) and _has_traced(x)) for x in seq)
 
 
-def _stack_leaves(seq, dtype):
-    from ._shape import stack
-    items = [array(x, dtype) if isinstance(x, (list, tuple)) else as_operand(x) for x in seq]
-    from ._util import promote_dtypes
-    items = promote_dtypes(*items)
-    out = stack(items) if items else _from_host([], dtype)
-    return out if dtype is None else convert(out, _canonical(dtype))
+def _leaves(seq):
+    for x in seq:
+        if isinstance(x, (list, tuple)):
+            yield from _leaves(x)
+        else:
+            yield x.__jax_array__() if hasattr(x, "__jax_array__") else x
+
+
+def _concatenate_leaves(seq, dtype):
+    leaves = list(_leaves(seq))
+    if builtins.any(leaf is None for leaf in leaves):
+        raise ValueError("None is not a valid value for jnp.array")
+    if dtype is None:
+        dtype = dtypes.result_type(*leaves) if leaves else dtypes.default_float_dtype()
+    if not seq:
+        return _from_host([], dtype)
+    arrays = [lax.expand_dims(array(elt, dtype=dtype, copy=False), [0]) for elt in seq]
+    k = 16  # a tree of concatenations, as JAX forms it
+    while len(arrays) > k:
+        arrays = [lax.concatenate(arrays[i:i + k], 0) for i in range(0, len(arrays), k)]
+    return convert(lax.concatenate(arrays, 0), dtype, False)
 
 
 def _from_host(object, dtype):
@@ -127,112 +147,168 @@ def full_like(a, fill_value, dtype=None, shape=None, *, device=None):
     return lax.full(a_shape if shape is None else _shape(shape), fill_value, _canonical(dtype) or dtypes.dtype(a))
 
 
-def arange(start, stop=None, step=None, dtype=None, *, device=None):
-    """Evenly spaced values; bounds must be concrete (as in JAX)."""
+def arange(start, stop=None, step=None, dtype=None, *, device=None, out_sharding=None):
+    """Evenly spaced values from ``iota``, as ``jnp.arange`` (the bounds must be concrete)."""
+    from ._util import check_arraylike
+    if dtype is not None:
+        dtype = dtypes.canonicalize_dtype(dtype)
     for v in (start, stop, step):
+        if v is not None:
+            check_arraylike("arange", v)
+    start_name = "stop" if stop is None and step is None else "start"
+    for name, v in ((start_name, start), ("stop", stop), ("step", step)):
         if isinstance(v, Tracer):
             from irax.errors import ConcretizationTypeError
-            raise ConcretizationTypeError("jnp.arange requires concrete values for start, stop and step; got a "
-                                          f"traced value {v!r}. Use lax.iota for traced sizes.")
+            raise ConcretizationTypeError(f"jnp.arange requires concrete values; got a traced value for the argument "
+                                          f"'{name}' ({v!r}). Use lax.iota for traced sizes.")
+    start, stop, step = (v._value[()] if isinstance(v, Array) else v for v in (start, stop, step))
+    for name, val in ((start_name, start), ("stop", stop), ("step", step)):
+        if val is not None and np.ndim(val) != 0:
+            raise ValueError(f"jax.numpy.arange: arguments must be scalars; got {name}={val}")
     if dtype is None:
-        dtype = dtypes.result_type(*[v for v in (start, stop, step) if v is not None])
+        dtype = dtypes.result_type(start, *(x for x in (stop, step) if x is not None))
     dtype = dtypes.canonicalize_dtype(dtype)
-    if stop is None and step is None:
-        start = operator.index(start) if isinstance(start, (int, np.integer)) else start
-        if isinstance(start, (int, np.integer)) and np.issubdtype(dtype, np.integer):
-            return lax.iota(dtype, builtins.max(int(start), 0))
-    host = np.arange(start, stop, step, dtype=dtype if not dtypes.issubdtype(dtype, np.floating) else None).astype(dtype)
-    return Array._from_host(host, ShapedArray(host.shape, dtype))
+    if builtins.any(np.iscomplexobj(v) for v in (start, stop, step) if v is not None):
+        raise ValueError("Passing complex start/stop/step to jnp.arange is no longer supported starting in JAX "
+                         "v0.10.0.")
+    if stop is None:
+        start, stop = 0, start
+    if step is not None:
+        if dtypes.issubdtype(dtype, np.floating) and dtypes.finfo(dtype).bits < 32:
+            working_dtype = np.dtype("float32")
+        else:
+            working_dtype = dtype
+        size = builtins.max(0, int(np.ceil((stop - start) / step)))
+        return convert_element_type(
+            lax.add(convert_element_type(start, working_dtype),
+                    lax.mul(convert_element_type(step, working_dtype),
+                            lax.broadcasted_iota(working_dtype, (size,), 0))), dtype)
+    if start == 0:
+        size = builtins.max(0, int(np.ceil(stop)))
+        return lax.broadcasted_iota(dtype, (size,), 0)
+    size = builtins.max(0, int(np.ceil(stop - start)))
+    return lax.add(convert_element_type(start, dtype), lax.broadcasted_iota(dtype, (size,), 0))
 
 
 def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0, *, device=None):
     """``num`` points from ``start`` to ``stop``, computed as JAX does (so traced bounds work)."""
     num = operator.index(num)
+    axis = operator.index(axis)
+    return _linspace(start, stop, num, endpoint, retstep, dtype, axis)
+
+
+@staged_as("_linspace", static_argnames=("num", "endpoint", "retstep", "dtype", "axis"))
+def _linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0):
+    from ._shape import reshape
+    from ._util import _broadcast_to, ensure_arraylike
     if num < 0:
         raise ValueError(f"Number of samples, {num}, must be non-negative.")
-    from ._util import check_arraylike
-    check_arraylike("linspace", start, stop)
-    return _linspace(start, stop, num, bool(endpoint), bool(retstep), _canonical(dtype), operator.index(axis))
-
-
-@staged(static_argnums=(2, 3, 4, 5, 6))
-def _linspace(start, stop, num, endpoint, retstep, dtype, axis):
-    from ._shape import broadcast_to
-    dtype = dtype or dtypes.to_inexact_dtype(dtypes.result_type(start, stop))
-    computation = dtypes.to_inexact_dtype(dtype)
-    start, stop = convert(start, computation), convert(stop, computation)
-    bounds = list(np.broadcast_shapes(start.shape, stop.shape))
-    start, stop = broadcast_to(start, tuple(bounds)), broadcast_to(stop, tuple(bounds))
-    axis = len(bounds) + axis + 1 if axis < 0 else axis
-    bounds.insert(axis, 1)
-    div = num - 1 if endpoint else num
-    if num > 1:
-        delta = lax.div(lax.sub(stop, start), convert(div, computation))
-        iota_shape = [1] * len(bounds)
-        iota_shape[axis] = div
-        real = np.zeros((), computation).real.dtype
-        step = convert(lax.div(lax.reshape(lax.iota(real, div), iota_shape), convert(div, real)), computation)
-        shape = list(bounds)
-        shape[axis] = div
-        lo, hi = (lax.broadcast_in_dim(lax.reshape(x, bounds), shape, tuple(range(len(shape))))
-                  for x in (start, stop))
-        step = lax.broadcast_in_dim(step, shape, tuple(range(len(shape))))
-        out = lax.add(lax.mul(lo, lax.sub(convert(1, computation), step)), lax.mul(hi, step))
-        if endpoint:
-            out = lax.concatenate([out, lax.expand_dims(stop, (axis,))], axis)
-    elif num == 1:
-        delta = lax.full((), np.nan, computation) if endpoint else lax.sub(stop, start)
-        out = lax.reshape(start, bounds)
+    start, stop = ensure_arraylike("linspace", start, stop)
+    if dtype is None:
+        dtype = to_inexact_dtype(dtypes.result_type(start, stop))
     else:
-        delta = lax.full((), np.nan, computation)
-        bounds[axis] = 0
-        out = lax.full(bounds, 0, dtype)
-    if np.issubdtype(dtype, np.integer) and not np.issubdtype(out.dtype, np.integer):
+        dtype = dtypes.canonicalize_dtype(dtype)
+    computation_dtype = to_inexact_dtype(dtype)
+    start = start.astype(computation_dtype)
+    stop = stop.astype(computation_dtype)
+    bounds_shape = list(np.broadcast_shapes(start.shape, stop.shape))
+    broadcast_start = _broadcast_to(start, bounds_shape)
+    broadcast_stop = _broadcast_to(stop, bounds_shape)
+    axis = len(bounds_shape) + axis + 1 if axis < 0 else axis
+    bounds_shape.insert(axis, 1)
+    div = (num - 1) if endpoint else num
+    if num > 1:
+        delta = convert_element_type(stop - start, computation_dtype) / asarray(div, dtype=computation_dtype)
+        iota_shape = [1] * len(bounds_shape)
+        iota_shape[axis] = div
+        # This recovers the endpoints in float32 arithmetic, with rounding errors for integer outputs.
+        real_dtype = dtypes.finfo(computation_dtype).dtype
+        step = reshape(lax.iota(real_dtype, div), iota_shape) / asarray(div, real_dtype)
+        step = step.astype(computation_dtype)
+        out = reshape(broadcast_start, bounds_shape) * (1 - step) + reshape(broadcast_stop, bounds_shape) * step
+        if endpoint:
+            out = lax.concatenate([out, lax.expand_dims(broadcast_stop, (axis,))], axis)
+    elif num == 1:
+        delta = asarray(np.nan if endpoint else stop - start, dtype=computation_dtype)
+        out = reshape(broadcast_start, bounds_shape)
+    else:  # num == 0, as NumPy
+        empty_shape = list(np.broadcast_shapes(start.shape, stop.shape))
+        empty_shape.insert(axis, 0)
+        delta = full((), np.nan, computation_dtype)
+        out = empty(empty_shape, dtype)
+    if dtypes.issubdtype(dtype, np.integer) and not dtypes.issubdtype(out.dtype, np.integer):
         out = lax.floor(out)
-    out = convert(out, dtype)
-    return (out, delta) if retstep else out
+    result = convert(out, dtype)
+    return (result, delta) if retstep else result
 
 
 def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
     """``base ** linspace(start, stop)``."""
-    return _logspace(start, stop, operator.index(num), bool(endpoint), base, _canonical(dtype),
-                     operator.index(axis))
+    num = operator.index(num)
+    axis = operator.index(axis)
+    return _logspace(start, stop, num, endpoint, base, dtype, axis)
 
 
-@staged(static_argnums=(2, 3, 5, 6))
-def _logspace(start, stop, num, endpoint, base, dtype, axis):
+@staged_as("_logspace", static_argnames=("num", "endpoint", "dtype", "axis"))
+def _logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
     from ._ufuncs import power
-    dtype = dtype or dtypes.to_inexact_dtype(dtypes.result_type(start, stop))
-    computation = dtypes.to_inexact_dtype(dtype)
-    lin = linspace(convert(start, computation), convert(stop, computation), num, endpoint=endpoint, axis=axis)
-    return convert(power(base, lin), dtype)
+    from ._util import ensure_arraylike
+    if dtype is None:
+        dtype = to_inexact_dtype(dtypes.result_type(start, stop))
+    else:
+        dtype = dtypes.canonicalize_dtype(dtype)
+    computation_dtype = to_inexact_dtype(dtype)
+    start, stop = ensure_arraylike("logspace", start, stop)
+    start = start.astype(computation_dtype)
+    stop = stop.astype(computation_dtype)
+    lin = linspace(start, stop, num, endpoint=endpoint, retstep=False, dtype=None, axis=axis)
+    return convert_element_type(power(base, lin), dtype)
 
 
 def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
     """Points evenly spaced on a log scale between ``start`` and ``stop`` (same sign)."""
-    return _geomspace(start, stop, operator.index(num), bool(endpoint), _canonical(dtype), operator.index(axis))
+    num = operator.index(num)
+    axis = operator.index(axis)
+    return _geomspace(start, stop, num, endpoint, dtype, axis)
 
 
-@staged(static_argnums=(2, 3, 4, 5))
-def _geomspace(start, stop, num, endpoint, dtype, axis):
-    from ._shape import moveaxis
-    from ._ufuncs import divide, log10, multiply, sign
-    dtype = dtype or dtypes.to_inexact_dtype(dtypes.result_type(start, stop))
-    computation = dtypes.to_inexact_dtype(dtype)
-    start, stop = convert(start, computation), convert(stop, computation)
+@staged_as("_geomspace", static_argnames=("num", "endpoint", "dtype", "axis"))
+def _geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
+    from ._ufuncs import log10, sign
+    from ._util import canonicalize_axis, ensure_arraylike
+    if dtype is None:
+        dtype = to_inexact_dtype(dtypes.result_type(start, stop))
+    else:
+        dtype = dtypes.canonicalize_dtype(dtype)
+    computation_dtype = to_inexact_dtype(dtype)
+    start, stop = ensure_arraylike("geomspace", start, stop)
+    start = start.astype(computation_dtype)
+    stop = stop.astype(computation_dtype)
     signs = sign(start)
-    res = multiply(signs, logspace(log10(divide(start, signs)), log10(divide(stop, signs)), num,
-                                   endpoint=endpoint, base=10.0, dtype=computation, axis=0))
-    return convert(moveaxis(res, 0, axis) if axis % res.ndim else res, dtype)
+    res = signs * logspace(log10(start / signs), log10(stop / signs), num, endpoint=endpoint, base=10.0,
+                           dtype=computation_dtype, axis=0)
+    axis = canonicalize_axis(axis, res.ndim)
+    if axis != 0:
+        res = lax.transpose(res, (*range(1, axis + 1), 0, *range(axis + 1, res.ndim)))
+    return convert_element_type(res, dtype)
 
 
 def eye(N, M=None, k=0, dtype=None, *, device=None):
-    M = N if M is None else M
-    dtype = _canonical(dtype) or dtypes.default_float_dtype()
-    rows = lax.broadcasted_iota(dtypes.default_int_dtype(), (N, M), 0)
-    cols = lax.broadcasted_iota(dtypes.default_int_dtype(), (N, M), 1)
-    offset = lax.add(rows, convert(k, rows.dtype)) if k else rows
-    return lax.convert_element_type(lax.eq(offset, cols), dtype)
+    """``i + k == j`` on index grids, as ``jnp.eye`` (``k`` may be a traced integer)."""
+    from ._util import ensure_arraylike
+    dtype = dtypes.canonicalize_dtype(float if dtype is None else dtype)
+    if isinstance(k, int):
+        k = int(np.clip(k, np.iinfo(np.int32).min, np.iinfo(np.int32).max))
+    offset = ensure_arraylike("eye", k)
+    if not (offset.shape == () and dtypes.issubdtype(offset.dtype, np.integer)):
+        raise ValueError(f"k must be a scalar integer; got {k}")
+    N_int = operator.index(N)
+    M_int = N_int if M is None else operator.index(M)
+    if N_int < 0 or M_int < 0:
+        raise ValueError(f"negative dimensions are not allowed, got {N} and {M}")
+    i = lax.broadcasted_iota(offset.dtype, (N_int, M_int), 0)
+    j = lax.broadcasted_iota(offset.dtype, (N_int, M_int), 1)
+    return ((i + offset) == j).astype(dtype)
 
 
 def identity(n, dtype=None):
@@ -240,10 +316,20 @@ def identity(n, dtype=None):
 
 
 def tri(N, M=None, k=0, dtype=None):
+    """Ones at and below diagonal ``k`` (float32 unless ``dtype`` says otherwise, as in JAX)."""
+    dtype = np.dtype(np.float32) if dtype is None else dtypes.canonicalize_dtype(dtype)
     M = N if M is None else M
-    dtype = _canonical(dtype) or dtypes.default_float_dtype()
-    rows = lax.add(lax.broadcasted_iota(np.int32, (N, M), 0), convert(k, np.int32))
-    return lax.convert_element_type(lax.ge(rows, lax.broadcasted_iota(np.int32, (N, M), 1)), dtype)
+    shape = (operator.index(N), operator.index(M))
+    offset = as_operand(k)
+    if not dtypes.issubdtype(offset.dtype, np.integer):
+        raise TypeError(f"offset must be an integer, got {k!r}")
+    shape_dtype = np.dtype(np.int64 if builtins.any(d > np.iinfo(np.int32).max for d in shape) else np.int32)
+    if (np.iinfo(offset.dtype).min < np.iinfo(shape_dtype).min
+            or np.iinfo(offset.dtype).max > np.iinfo(shape_dtype).max):
+        shape_dtype = np.dtype(np.int64)
+    bool_tri = lax.ge(lax.add(lax.broadcasted_iota(shape_dtype, shape, 0), offset.astype(shape_dtype)),
+                      lax.broadcasted_iota(shape_dtype, shape, 1))
+    return convert_element_type(bool_tri, dtype)
 
 
 def copy(a, order=None):

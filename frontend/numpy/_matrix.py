@@ -17,7 +17,7 @@ from irax.ir.avals import ShapedArray
 from irax.lax._scalars import as_operand
 
 from ._creation import eye, tri
-from ._shape import broadcast_to, ravel, reshape, stack, tile
+from ._shape import ravel, reshape, stack, tile
 from ._util import check_arraylike, convert, promote_dtypes, staged_as
 
 
@@ -114,15 +114,16 @@ def diag(v, k=0):
 
 @staged(static_argnums=(1,))
 def _diag(v, k):
+    if v.ndim == 1:
+        from ._ufuncs import where
+        zero = lambda x: lax.full_like(x, 0, shape=())
+        n = v.shape[0] + builtins.abs(k)
+        v = lax.pad(v, zero(v), ((builtins.max(0, -k), builtins.max(0, k), 0),))
+        return where(eye(n, k=k, dtype=bool), v[:, None], zero(v))
     if v.ndim == 2:
         from ._linalg_ops import diagonal
         return diagonal(v, offset=k)
-    if v.ndim != 1:
-        raise ValueError("diag input must be 1d or 2d")
-    n = v.shape[0] + builtins.abs(k)
-    v = lax.pad(v, convert(0, v.dtype), ((builtins.max(0, -k), builtins.max(0, k), 0),))
-    from ._ufuncs import where
-    return where(eye(n, k=k, dtype=np.bool_), lax.broadcast_in_dim(v, (n, n), (0,)), convert(0, v.dtype))
+    raise ValueError("diag input must be 1d or 2d")
 
 
 def diagflat(v, k=0):
@@ -243,19 +244,17 @@ def mask_indices(n, mask_func, k=0, *, size=None):
     return _host(rows), _host(cols)
 
 
+@staged_as("kron")
 def kron(a, b):
     """Kronecker product: ``a``'s axes interleaved with ``b``'s."""
+    from ._shape import expand_dims
     check_arraylike("kron", a, b)
     a, b = promote_dtypes(a, b)
-    return _kron(a, b)
-
-
-@staged_as("kron")
-def _kron(a, b):
-    nd = builtins.max(a.ndim, b.ndim)
-    a, b = (lax.expand_dims(x, tuple(range(nd - x.ndim))) if x.ndim < nd else x for x in (a, b))
-    a = lax.expand_dims(a, tuple(range(1, 2 * nd, 2)))
-    b = lax.expand_dims(b, tuple(range(0, 2 * nd, 2)))
-    shape = tuple(builtins.max(x, y) for x, y in zip(a.shape, b.shape))
-    product = lax.mul(broadcast_to(a, shape), broadcast_to(b, shape))
-    return reshape(product, tuple(np.multiply(a.shape[0::2], b.shape[1::2])))
+    if a.ndim < b.ndim:
+        a = expand_dims(a, range(b.ndim - a.ndim))
+    elif b.ndim < a.ndim:
+        b = expand_dims(b, range(a.ndim - b.ndim))
+    a_reshaped = expand_dims(a, range(1, 2 * a.ndim, 2))
+    b_reshaped = expand_dims(b, range(0, 2 * b.ndim, 2))
+    out_shape = tuple(np.multiply(a.shape, b.shape))
+    return reshape(lax.mul(a_reshaped, b_reshaped), out_shape)

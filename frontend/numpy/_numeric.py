@@ -11,8 +11,8 @@ from irax.api import staged
 from irax.lax._scalars import as_operand
 
 from ._shape import broadcast_arrays, broadcast_to, concatenate, moveaxis, ravel, stack
-from ._util import (canonicalize_axes, canonicalize_axis, check_arraylike, convert, promote_args_inexact,
-                    promote_dtypes, promote_dtypes_inexact, staged_as)
+from ._util import (canonicalize_axes, canonicalize_axis, check_arraylike, convert, ensure_arraylike,
+                    promote_args_inexact, promote_dtypes, promote_dtypes_inexact, slice_in_dim, staged_as)
 
 
 def _along(x, axis, start, stop):
@@ -77,130 +77,127 @@ def _ediff1d(ary, to_end, to_begin):
     return result
 
 
+@staged_as("trapezoid", static_argnames=("axis",))
 def trapezoid(y, x=None, dx=1.0, axis=-1):
     """Integral of ``y`` by the trapezoidal rule, over sample points ``x`` or spacing ``dx``."""
-    check_arraylike("trapezoid", y)
-    return _trapezoid(y, x, dx, operator.index(axis))
-
-
-@staged_as("trapezoid", static_argnums=(3,))
-def _trapezoid(y, x, dx, axis):
-    from ._reductions import sum
-    from ._ufuncs import add, multiply, subtract
+    from ._creation import asarray
     if x is None:
-        (y,) = promote_dtypes_inexact(y)
-        dx = as_operand(dx)
-        if dx.ndim > 0:
-            dx = moveaxis(lax.expand_dims(dx, tuple(range(y.ndim - dx.ndim))), axis, -1)
+        y = ensure_arraylike("trapezoid", y)
+        (y_arr,) = promote_dtypes_inexact(y)
+        dx_array = asarray(dx)
+        if dx_array.ndim > 0:
+            dx_array = lax.expand_dims(dx_array, range(y_arr.ndim - dx_array.ndim))
+            dx_array = moveaxis(dx_array, axis, -1)
     else:
-        y, x = promote_dtypes_inexact(y, x)
-        dx = diff(x) if x.ndim == 1 else moveaxis(diff(x, axis=axis), axis, -1)
-    y = moveaxis(y, axis, -1)
-    if dx.ndim == 0 or dx.shape[-1] == 1:
-        dx = dx if dx.ndim == 0 else lax.index_in_dim(dx, 0, -1, keepdims=False)
-        ends = add(lax.index_in_dim(y, 0, -1, False), lax.index_in_dim(y, -1, -1, False))
-        return multiply(dx, subtract(sum(y, -1), multiply(0.5, ends)))
-    return multiply(0.5, sum(multiply(dx, add(_along(y, -1, 1, None), _along(y, -1, 0, -1))), -1))
+        y, x = ensure_arraylike("trapezoid", y, x)
+        y_arr, x_arr = promote_dtypes_inexact(y, x)
+        dx_array = diff(x_arr) if x_arr.ndim == 1 else moveaxis(diff(x_arr, axis=axis), axis, -1)
+    y_arr = moveaxis(y_arr, axis, -1)
+    if dx_array.ndim == 0 or dx_array.shape[-1] == 1:  # dx constant along the integration axis
+        dx_reduced = dx_array if dx_array.ndim == 0 else dx_array[..., 0]
+        return dx_reduced * (y_arr.sum(-1) - 0.5 * (y_arr[..., 0] + y_arr[..., -1]))
+    return 0.5 * (dx_array * (y_arr[..., 1:] + y_arr[..., :-1])).sum(-1)
 
 
+@staged_as("gradient", static_argnames=("axis", "edge_order"))
 def gradient(f, *varargs, axis=None, edge_order=None):
     """Central differences inside, one-sided differences at the edges, along each of ``axis``."""
     if edge_order is not None:
         raise NotImplementedError("The 'edge_order' argument to jnp.gradient is not supported.")
-    check_arraylike("gradient", f, *varargs)
     a, *spacing = promote_dtypes_inexact(f, *varargs)
-    axes = canonicalize_axes(axis, a.ndim)
-    if not axes:
+
+    def gradient_along_axis(a, h, axis):
+        sliced = lambda start, stop: slice_in_dim(a, start, stop, axis=axis)
+        upper_edge = sliced(1, 2) - sliced(0, 1)
+        lower_edge = sliced(-1, None) - sliced(-2, -1)
+        if np.ndim(h) == 0:
+            inner = (sliced(2, None) - sliced(None, -2)) * 0.5 / h
+            lower_edge /= h
+            upper_edge /= h
+        elif np.ndim(h) == 1:
+            if len(h) != a.shape[axis]:
+                raise ValueError("Spacing arrays must have the same length as the dimension along which the "
+                                 "gradient is calculated.")
+            h_shape = [1] * a.ndim
+            h_shape[axis] = len(h)
+            h = h.reshape(h_shape)
+            sliced_x = lambda start, stop: slice_in_dim(h, start, stop, axis=axis)
+            upper_edge /= sliced_x(1, 2) - sliced_x(0, 1)
+            lower_edge /= sliced_x(-1, None) - sliced_x(-2, -1)
+            dx1 = sliced_x(1, -1) - sliced_x(0, -2)
+            dx2 = sliced_x(2, None) - sliced_x(1, -1)
+            wa = -(dx2) / (dx1 * (dx1 + dx2))
+            wb = (dx2 - dx1) / (dx1 * dx2)
+            wc = dx1 / (dx2 * (dx1 + dx2))
+            inner = wa * sliced(0, -2) + wb * sliced(1, -1) + wc * sliced(2, None)
+        else:
+            raise ValueError("Spacing arrays must be 1D arrays or scalars.")
+        return concatenate((upper_edge, inner, lower_edge), axis=axis)
+
+    if axis is None:
+        axis_tuple = tuple(range(a.ndim))
+    else:
+        axis_tuple = canonicalize_axes(tuple(axis) if isinstance(axis, (tuple, list)) else axis, a.ndim)
+    if len(axis_tuple) == 0:
         return []
-    if builtins.min(a.shape[i] for i in axes) < 2:
+    if builtins.min(s for i, s in enumerate(a.shape) if i in axis_tuple) < 2:
         raise ValueError("Shape of array too small to calculate a numerical gradient, at least 2 elements are "
                          "required.")
     if len(spacing) == 0:
-        spacing = [1.0] * len(axes)
+        dx = [1.0] * len(axis_tuple)
     elif len(spacing) == 1:
-        spacing = spacing * len(axes)
-    elif len(spacing) != len(axes):
-        raise TypeError(f"Invalid number of spacing arguments {len(spacing)} for axis={axis}")
-    grads = [_gradient_along(a, h, ax) for ax, h in zip(axes, spacing)]
-    return grads[0] if len(axes) == 1 else grads
-
-
-def _gradient_along(a, h, axis):
-    from ._ufuncs import add, divide, multiply, negative, subtract
-    cut = lambda x, lo, hi: _along(x, axis, lo, hi)
-    upper = subtract(cut(a, 1, 2), cut(a, 0, 1))
-    lower = subtract(cut(a, -1, None), cut(a, -2, -1))
-    if np.ndim(h) == 0:
-        inner = divide(multiply(subtract(cut(a, 2, None), cut(a, 0, -2)), 0.5), h)
-        upper, lower = divide(upper, h), divide(lower, h)
-    elif np.ndim(h) == 1:
-        if h.shape[0] != a.shape[axis]:
-            raise ValueError("Spacing arrays must have the same length as the dimension along which the gradient "
-                             "is calculated.")
-        shape = [1] * a.ndim
-        shape[axis] = h.shape[0]
-        h = lax.reshape(h, shape)
-        upper = divide(upper, subtract(cut(h, 1, 2), cut(h, 0, 1)))
-        lower = divide(lower, subtract(cut(h, -1, None), cut(h, -2, -1)))
-        dx1, dx2 = subtract(cut(h, 1, -1), cut(h, 0, -2)), subtract(cut(h, 2, None), cut(h, 1, -1))
-        wa = divide(negative(dx2), multiply(dx1, add(dx1, dx2)))
-        wb = divide(subtract(dx2, dx1), multiply(dx1, dx2))
-        wc = divide(dx1, multiply(dx2, add(dx1, dx2)))
-        inner = add(add(multiply(wa, cut(a, 0, -2)), multiply(wb, cut(a, 1, -1))), multiply(wc, cut(a, 2, None)))
+        dx = list(spacing) * len(axis_tuple)
+    elif len(spacing) == len(axis_tuple):
+        dx = list(spacing)
     else:
-        raise ValueError("Spacing arrays must be 1D arrays or scalars.")
-    return concatenate((upper, inner, lower), axis=axis)
+        raise TypeError(f"Invalid number of spacing arguments {len(spacing)} for axis={axis}")
+    a_grad = [gradient_along_axis(a, h, ax) for ax, h in zip(axis_tuple, dx)]
+    return a_grad[0] if len(axis_tuple) == 1 else a_grad
 
 
+@staged_as("unwrap", static_argnames=("axis",))
 def unwrap(p, discont=None, axis=-1, period=2 * np.pi):
     """Removes jumps larger than ``discont`` by adding multiples of ``period``."""
-    check_arraylike("unwrap", p)
-    return _unwrap(p, discont, operator.index(axis), period)
-
-
-@staged_as("unwrap", static_argnums=(2,))
-def _unwrap(p, discont, axis, period):
     from ._reductions import cumsum
-    from ._ufuncs import (abs, add, equal, floor_divide, greater, less, logical_and, negative, remainder, subtract,
-                          true_divide, where)
+    from ._ufuncs import abs, mod, where
+    p = ensure_arraylike("unwrap", p)
     p, period = promote_dtypes(p, period)
-    if np.issubdtype(p.dtype, np.complexfloating):
+    if dtypes.issubdtype(p.dtype, np.complexfloating):
         raise ValueError("jnp.unwrap does not support complex inputs.")
     if p.shape[axis] == 0:
         return p
-    discont = true_divide(period, 2) if discont is None else discont
-    interval = floor_divide(period, 2) if np.issubdtype(p.dtype, np.integer) else true_divide(period, 2)
+    if discont is None:
+        discont = period / 2
+    interval = period // 2 if dtypes.issubdtype(p.dtype, np.integer) else period / 2
     dd = diff(p, axis=axis)
-    ddmod = subtract(remainder(add(dd, interval), period), interval)
-    ddmod = where(logical_and(equal(ddmod, negative(interval)), greater(dd, 0)), interval, ddmod)
-    correction = where(less(abs(dd), discont), 0, subtract(ddmod, dd))
-    rest = add(_along(p, axis, 1, None), cumsum(correction, axis=axis))
-    return concatenate((_along(p, axis, 0, 1), rest), axis=axis)
+    ddmod = mod(dd + interval, period) - interval
+    ddmod = where((ddmod == -interval) & (dd > 0), interval, ddmod)
+    ph_correct = where(abs(dd) < discont, 0, ddmod - dd)
+    return concatenate((slice_in_dim(p, 0, 1, axis=axis),
+                        slice_in_dim(p, 1, None, axis=axis) + cumsum(ph_correct, axis=axis)), axis=axis)
 
 
+@staged_as("cross", static_argnames=("axisa", "axisb", "axisc", "axis"))
 def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     """Cross product of 2- or 3-vectors along the given axes."""
+    from ._creation import array, zeros_like
     check_arraylike("cross", a, b)
     if axis is not None:
         axisa = axisb = axisc = axis
-    return _cross(a, b, axisa, axisb, axisc)
-
-
-@staged_as("cross", static_argnums=(2, 3, 4))
-def _cross(a, b, axisa, axisb, axisc):
-    from ._ufuncs import multiply, subtract
-    a, b = moveaxis(as_operand(a), axisa, -1), moveaxis(as_operand(b), axisb, -1)
+    a = moveaxis(a, axisa, -1)
+    b = moveaxis(b, axisb, -1)
     if a.shape[-1] not in (2, 3) or b.shape[-1] not in (2, 3):
         raise ValueError("Dimension must be either 2 or 3 for cross product")
-    comp = lambda x, i: lax.index_in_dim(x, i, -1, keepdims=False)
     if a.shape[-1] == 2 and b.shape[-1] == 2:
-        return subtract(multiply(comp(a, 0), comp(b, 1)), multiply(comp(a, 1), comp(b, 0)))
-    a0, a1, b0, b1 = comp(a, 0), comp(a, 1), comp(b, 0), comp(b, 1)
-    a2 = comp(a, 2) if a.shape[-1] == 3 else lax.full_like(a0, 0)
-    b2 = comp(b, 2) if b.shape[-1] == 3 else lax.full_like(b0, 0)
-    parts = [subtract(multiply(a1, b2), multiply(a2, b1)), subtract(multiply(a2, b0), multiply(a0, b2)),
-             subtract(multiply(a0, b1), multiply(a1, b0))]
-    return moveaxis(stack(promote_dtypes(*broadcast_arrays(*parts))), 0, axisc)
+        return a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0]
+    a0 = a[..., 0]
+    a1 = a[..., 1]
+    a2 = a[..., 2] if a.shape[-1] == 3 else zeros_like(a0)
+    b0 = b[..., 0]
+    b1 = b[..., 1]
+    b2 = b[..., 2] if b.shape[-1] == 3 else zeros_like(b0)
+    c = array([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0])
+    return moveaxis(c, 0, axisc)
 
 
 def select(condlist, choicelist, default=0):
@@ -265,75 +262,81 @@ def _sliding_dot(x, y):
     return lax.reduce_sum(skewed, (0,))
 
 
+@staged_as("cov", static_argnames=("rowvar", "bias", "ddof", "dtype"))
 def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None, dtype=None):
     """Covariance matrix of the variables in the rows (or columns, ``rowvar=False``) of ``m``."""
-    m, *rest = promote_args_inexact("cov", m, *([] if y is None else [y]))
-    if rest and rest[0].ndim > 2:
-        raise ValueError("y has more than 2 dimensions")
-    if m.ndim > 2:
-        raise ValueError("m has more than 2 dimensions")
-    if dtype is not None and not dtypes.issubdtype(dtype, np.inexact):
-        raise ValueError(f"cov: dtype must be a subclass of float or complex; got dtype={dtype}")
-    return _cov(m, rest[0] if rest else None, bool(rowvar), bool(bias), ddof, fweights, aweights,
-                None if dtype is None else dtypes.canonicalize_dtype(dtype))
-
-
-@staged_as("cov", static_argnums=(2, 3, 4, 7))
-def _cov(m, y, rowvar, bias, ddof, fweights, aweights, dtype):
+    from ._creation import array, full
     from ._linalg_ops import dot
     from ._reductions import average, sum
     from ._shape import atleast_2d
-    from ._ufuncs import abs, conj, multiply, subtract, true_divide
+    from ._ufuncs import abs, true_divide
+    if y is not None:
+        m, y = promote_args_inexact("cov", m, y)
+        if y.ndim > 2:
+            raise ValueError("y has more than 2 dimensions")
+    else:
+        (m,) = promote_args_inexact("cov", m)
+    if m.ndim > 2:
+        raise ValueError("m has more than 2 dimensions")  # same as numpy error
+    if dtype is not None and not dtypes.issubdtype(dtype, np.inexact):
+        raise ValueError(f"cov: dtype must be a subclass of float or complex; got dtype={dtype}")
     X = atleast_2d(m)
     if not rowvar and m.ndim != 1:
-        X = lax.transpose(X, (1, 0))
+        X = X.T
     if X.shape[0] == 0:
-        return lax.full((0, 0), 0, dtypes.default_float_dtype())
+        return array([]).reshape(0, 0)
     if y is not None:
-        y = atleast_2d(y)
-        if not rowvar and y.shape[0] != 1:
-            y = lax.transpose(y, (1, 0))
-        X = concatenate((X, y), axis=0)
+        y_arr = atleast_2d(y)
+        if not rowvar and y_arr.shape[0] != 1:
+            y_arr = y_arr.T
+        X = concatenate((X, y_arr), axis=0)
     if X.shape[1] == 0:
-        return lax.full(() if X.shape[0] == 1 else (X.shape[0],) * 2, np.nan, X.dtype)
-    ddof = (1 if bias == 0 else 0) if ddof is None else ddof
+        cov_shape = () if X.shape[0] == 1 else (X.shape[0], X.shape[0])
+        return full(cov_shape, np.nan, dtype=X.dtype)
+    if ddof is None:
+        ddof = 1 if bias == 0 else 0
     w = None
     if fweights is not None:
-        fweights = as_operand(fweights)
-        if fweights.ndim > 1:
+        fweights = ensure_arraylike("cov", fweights)
+        if np.ndim(fweights) > 1:
             raise RuntimeError("cannot handle multidimensional fweights")
-        if fweights.shape[0] != X.shape[1]:
+        if np.shape(fweights)[0] != X.shape[1]:
             raise RuntimeError("incompatible numbers of samples and fweights")
-        if not np.issubdtype(fweights.dtype, np.integer):
+        if not dtypes.issubdtype(fweights.dtype, np.integer):
             raise TypeError("fweights must be integer.")
-        w = abs(fweights)
+        w = abs(fweights)  # numpy raises on negative fweights
     if aweights is not None:
-        aweights = as_operand(aweights)
-        if aweights.ndim > 1:
+        aweights = ensure_arraylike("cov", aweights)
+        if np.ndim(aweights) > 1:
             raise RuntimeError("cannot handle multidimensional aweights")
-        if aweights.shape[0] != X.shape[1]:
+        if np.shape(aweights)[0] != X.shape[1]:
             raise RuntimeError("incompatible numbers of samples and aweights")
-        aweights = abs(aweights)
-        w = aweights if w is None else multiply(w, aweights)
+        aweights = abs(aweights)  # numpy raises on negative aweights
+        w = as_operand(aweights if w is None else w * aweights)
     if dtype is not None:
-        X = convert(X, dtype)
-        w = None if w is None else convert(w, dtype)
+        X = X.astype(dtype)
+        w = w.astype(dtype) if w is not None else w
     avg, w_sum = average(X, axis=1, weights=w, returned=True)
-    w_sum = lax.index_in_dim(w_sum, 0, 0, keepdims=False)
+    w_sum = w_sum[0]
     if w is None:
         f = X.shape[1] - ddof
     elif ddof == 0:
         f = w_sum
     elif aweights is None:
-        f = subtract(w_sum, ddof)
+        f = w_sum - ddof
     else:
-        f = subtract(w_sum, true_divide(multiply(ddof, sum(multiply(w, aweights))), w_sum))
-    X = subtract(X, lax.expand_dims(avg, (1,)))
-    X_T = lax.transpose(X if w is None else multiply(X, lax.expand_dims(as_operand(w), (0,))), (1, 0))
-    out = true_divide(dot(X, conj(X_T)), f)
-    return lax.squeeze(out, tuple(i for i, d in enumerate(out.shape) if d == 1))
+        f = w_sum - ddof * sum(w * aweights) / w_sum
+    X = X - avg[:, None]
+    X_T = X.T if w is None else (X * _broadcast_to_rank(w, X.ndim)).T
+    return true_divide(dot(X, X_T.conj()), f).squeeze()
 
 
+def _broadcast_to_rank(x, rank):
+    x = as_operand(x)
+    return x if x.ndim == rank else lax.broadcast(x, (1,) * (rank - x.ndim))
+
+
+@staged_as("corrcoef", static_argnames=("rowvar", "dtype"))
 def corrcoef(x, y=None, rowvar=True, dtype=None):
     """Pearson correlation coefficients, clipped into ``[-1, 1]``."""
     from ._matrix import diag
@@ -343,10 +346,12 @@ def corrcoef(x, y=None, rowvar=True, dtype=None):
         raise ValueError(f"corrcoef: dtype must be a subclass of float or complex; got dtype={dtype}")
     c = cov(x, y, rowvar, dtype=dtype)
     if c.ndim == 0:
+        # scalar: nan for nan/nan, inf/inf and 0/0, 1 otherwise
         return divide(c, c)
-    stddev = convert(sqrt(real(diag(c))), c.dtype)
-    c = divide(divide(c, lax.expand_dims(stddev, (1,))), lax.expand_dims(stddev, (0,)))
+    d = diag(c)
+    stddev = sqrt(real(d)).astype(c.dtype)
+    c = c / stddev[:, None] / stddev[None, :]
     real_part = clip(real(c), -1, 1)
-    if np.issubdtype(c.dtype, np.complexfloating):
+    if dtypes.issubdtype(c.dtype, np.complexfloating):
         return lax.complex(real_part, clip(imag(c), -1, 1))
     return real_part

@@ -43,45 +43,48 @@ def polysub(a1, a2):
     return polyadd(a1, lax.neg(a2))
 
 
+@staged_as("polyint", static_argnames=("m",))
+def polyint(p, m=1, k=None):
+    """The ``m``-th antiderivative, with integration constants ``k`` (highest power first)."""
+    from ._creation import arange, full
+    from ._shape import atleast_1d, concatenate
+    from ._ufuncs import maximum, true_divide
+    from ._util import ensure_arraylike
+    m = operator.index(m)
+    k = 0 if k is None else k
+    p, k = ensure_arraylike("polyint", p, k)
+    p_arr, k_arr = promote_dtypes_inexact(p, k)
+    del p, k
+    if m < 0:
+        raise ValueError("Order of integral must be positive (see polyder)")
+    k_arr = atleast_1d(k_arr)
+    if len(k_arr) == 1:
+        k_arr = full((m,), k_arr[0])
+    if k_arr.shape != (m,):
+        raise ValueError("k must be a scalar or a rank-1 array of length 1 or m.")
+    if m == 0:
+        return p_arr
+    grid = arange(len(p_arr) + m, dtype=p_arr.dtype)[np.newaxis] - arange(m, dtype=p_arr.dtype)[:, np.newaxis]
+    coeff = maximum(1, grid).prod(0)[::-1]
+    return true_divide(concatenate((p_arr, k_arr)), coeff)
+
+
+@staged_as("polyder", static_argnames=("m",))
 def polyder(p, m=1):
-    check_arraylike("polyder", p)
-    return _polyder(p, operator.index(m))
-
-
-@staged_as("polyder", static_argnums=(1,))
-def _polyder(p, m):
-    (p,) = promote_dtypes_inexact(p)
+    """The ``m``-th derivative (highest power first)."""
+    from ._creation import arange
+    from ._util import ensure_arraylike
+    p = ensure_arraylike("polyder", p)
+    m = operator.index(m)
+    (p_arr,) = promote_dtypes_inexact(p)
+    del p
     if m < 0:
         raise ValueError("Order of derivative must be positive")
     if m == 0:
-        return p
-    n = p.shape[0]
-    powers = np.arange(m, n)[np.newaxis] - np.arange(m)[:, np.newaxis]
-    coeff = np.prod(powers, axis=0)[::-1] if n > m else np.zeros((0,))
-    return lax.mul(lax.slice_in_dim(p, 0, builtins.max(n - m, 0)), convert(np.asarray(coeff), p.dtype))
-
-
-def polyint(p, m=1, k=None):
-    check_arraylike("polyint", p)
-    return _polyint(p, operator.index(m), 0 if k is None else k)
-
-
-@staged_as("polyint", static_argnums=(1,))
-def _polyint(p, m, k):
-    from ._shape import atleast_1d, broadcast_to, concatenate
-    p, k = promote_dtypes_inexact(p, k)
-    if m < 0:
-        raise ValueError("Order of integral must be positive (see polyder)")
-    k = atleast_1d(k)
-    if k.shape[0] == 1:
-        k = broadcast_to(lax.reshape(k, ()), (m,))
-    if k.shape != (m,):
-        raise ValueError("k must be a scalar or a rank-1 array of length 1 or m.")
-    if m == 0:
-        return p
-    grid = np.arange(p.shape[0] + m)[np.newaxis] - np.arange(m)[:, np.newaxis]
-    coeff = np.prod(np.maximum(1, grid), axis=0)[::-1]
-    return lax.div(concatenate((p, k)), convert(np.asarray(coeff), p.dtype))
+        return p_arr
+    coeff = (arange(m, len(p_arr), dtype=p_arr.dtype)[np.newaxis]
+             - arange(m, dtype=p_arr.dtype)[:, np.newaxis]).prod(0)
+    return p_arr[:-m] * coeff[::-1]
 
 
 def polymul(a1, a2, *, trim_leading_zeros=False):

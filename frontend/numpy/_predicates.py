@@ -3,40 +3,47 @@ from __future__ import annotations
 
 import numpy as np
 
-from irax import dtypes
+from irax import dtypes, lax
 
 from ._creation import asarray
 from ._reductions import all
-from ._ufuncs import (abs, add, equal, isinf, isnan, less_equal, logical_and, logical_not, logical_or, multiply,
-                      subtract, where)
+from ._ufuncs import equal, isfinite, isnan, logical_and, logical_or
+from ._util import check_arraylike, convert_element_type, promote_args, promote_args_inexact, staged_as
 
 
 def isscalar(element):
     return np.ndim(element) == 0 if not hasattr(element, "ndim") else element.ndim == 0
 
 
+@staged_as("allclose", static_argnames=("equal_nan",))
 def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    check_arraylike("allclose", a, b)
     return all(isclose(a, b, rtol, atol, equal_nan))
 
 
+@staged_as("isclose", static_argnames=("equal_nan",))
 def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
-    """``|a - b| <= atol + rtol * |b|``; infinities are close only to themselves, NaN to nothing."""
-    a, b = asarray(a), asarray(b)
-    dtype_ = dtypes.to_inexact_dtype(dtypes.result_type(a, b))
-    a, b = a.astype(dtype_), b.astype(dtype_)
-    out = less_equal(abs(subtract(a, b)), add(atol, multiply(rtol, abs(b))))
-    both_inf = logical_and(isinf(a), isinf(b))
-    out = where(both_inf, equal(a, b), logical_and(out, logical_not(logical_or(isinf(a), isinf(b)))))
-    if equal_nan:
-        out = logical_or(out, logical_and(isnan(a), isnan(b)))
-    return out
+    """``|a - b| <= atol + rtol * |b|`` (or ``a == b``, for infinities); NaN is close to nothing unless
+    ``equal_nan``, as ``jnp.isclose``."""
+    a, b = promote_args("isclose", a, b)
+    a, b = promote_args_inexact("isclose", a, b)
+    dtype = a.dtype
+    if dtypes.issubdtype(dtype, np.complexfloating):
+        dtype = np.array(0, dtype).real.dtype
+    rtol = convert_element_type(rtol, dtype)
+    atol = convert_element_type(atol, dtype)
+    both_nan = logical_and(isnan(a), isnan(b))
+    check_fin = isfinite(b)
+    in_range = lax.le(lax.abs(lax.sub(a, b)), lax.add(atol, lax.mul(rtol, lax.abs(b))))
+    out = logical_or(lax.eq(a, b), logical_and(check_fin, in_range))
+    return logical_or(out, both_nan) if equal_nan else out
 
 
 def array_equal(a1, a2, equal_nan=False):
     a1, a2 = asarray(a1), asarray(a2)
-    if a1.shape != a2.shape:
-        return asarray(False)
-    eq = equal(a1, a2)
+    if np.shape(a1) != np.shape(a2):
+        return asarray(False, dtype=bool)
+    eq = asarray(equal(a1, a2))
     if equal_nan:
         eq = logical_or(eq, logical_and(isnan(a1), isnan(a2)))
     return all(eq)

@@ -14,7 +14,7 @@ from irax.api import staged
 from irax.lax._scalars import as_operand
 
 from ._reductions import sum
-from ._util import check_arraylike, convert, promote_dtypes, promote_dtypes_inexact, staged_as
+from ._util import check_arraylike, convert, promote_dtypes, promote_dtypes_inexact, staged_as, to_inexact_dtype
 
 
 def _less(x, y):
@@ -79,20 +79,29 @@ def _digitize(x, bins, right):
 
 def isin(element, test_elements, assume_unique=False, invert=False, *, method="auto"):
     """Whether each element occurs in ``test_elements`` (compared all against all)."""
-    check_arraylike("isin", element, test_elements)
-    return _isin(element, test_elements, bool(invert))
+    from ._util import ensure_arraylike
+    element, test_elements = ensure_arraylike("isin", element, test_elements)
+    result = _in1d(element, test_elements, invert=invert, method=method, assume_unique=assume_unique)
+    return result.reshape(np.shape(element))
 
 
-@staged(static_argnums=(2,))
-def _isin(element, test_elements, invert):
-    from ._reductions import any
-    from ._shape import ravel
-    element, test_elements = promote_dtypes(element, test_elements)
-    flat, tests = ravel(element), ravel(test_elements)
-    shape = (flat.shape[0], tests.shape[0])
-    found = any(lax.eq(lax.broadcast_in_dim(flat, shape, (0,)), lax.broadcast_in_dim(tests, shape, (1,))), axis=-1)
-    found = lax.bitwise_not(found) if invert else found
-    return lax.reshape(found, element.shape)
+@staged_as("_in1d", static_argnames=("assume_unique", "invert", "method"))
+def _in1d(ar1, ar2, invert, method="auto", assume_unique=False):
+    from ._creation import ones, zeros
+    from ._util import ensure_arraylike
+    ar1, ar2 = ensure_arraylike("in1d", ar1, ar2)
+    arr1, arr2 = promote_dtypes(ar1, ar2)
+    arr1, arr2 = arr1.ravel(), arr2.ravel()
+    if arr1.size == 0 or arr2.size == 0:
+        return (ones if invert else zeros)(arr1.shape, dtype=bool)
+    if method in ("auto", "compare_all"):
+        if invert:
+            return (arr1[:, None] != arr2[None, :]).all(-1)
+        return (arr1[:, None] == arr2[None, :]).any(-1)
+    if method in ("binary_search", "sort"):
+        raise NotImplementedError(f"jnp.isin with method={method!r} needs sort, which irax does not support yet")
+    raise ValueError(f"method={method!r} is not implemented; options are 'compare_all', 'binary_search', 'sort', "
+                     "and 'auto'")
 
 
 def bincount(x, weights=None, minlength=0, *, length=None):
@@ -128,22 +137,25 @@ def _bincount(x, weights, length):
 def histogram_bin_edges(a, bins=10, range=None, weights=None):
     """``bins + 1`` evenly spaced edges over ``range`` (the data's min and max by default)."""
     from ._creation import asarray, linspace
-    from ._reductions import max, min
+    from ._reductions import ptp
     from ._ufuncs import where
+    del weights  # unused: string bins are not supported
     if isinstance(bins, str):
         raise NotImplementedError("string values for `bins` not implemented.")
     check_arraylike("histogram_bin_edges", a, bins)
-    arr = as_operand(a)
-    dtype = dtypes.to_inexact_dtype(arr.dtype)
+    arr = asarray(a)
+    dtype = to_inexact_dtype(arr.dtype)
     if np.ndim(bins) == 1:
         return asarray(bins, dtype=dtype)
-    bins = operator.index(bins)
-    lo, hi = (min(arr), max(arr)) if range is None else range
-    lo, hi = convert(as_operand(lo), dtype), convert(as_operand(hi), dtype)
-    same = lax.eq(lo, hi)
-    lo = where(same, lax.sub(lo, convert(0.5, dtype)), lo)
-    hi = where(same, lax.add(hi, convert(0.5, dtype)), hi)
-    return linspace(lo, hi, bins + 1, dtype=dtype)
+    bins_int = operator.index(bins)
+    if range is None:
+        range = [arr.min(), arr.max()]
+    range = asarray(range, dtype=dtype)
+    if np.shape(range) != (2,):
+        raise ValueError(f"`range` must be either None or a sequence of scalars, got {range}")
+    range = (where(ptp(range) == 0, range[0] - 0.5, range[0]),
+             where(ptp(range) == 0, range[1] + 0.5, range[1]))
+    return linspace(range[0], range[1], bins_int + 1, dtype=dtype)
 
 
 def histogram(a, bins=10, range=None, weights=None, density=None):

@@ -15,7 +15,7 @@ from irax.core import Tracer
 from irax.lax._scalars import as_operand
 
 from ._shape import broadcast_arrays, concatenate, moveaxis, ravel, swapaxes
-from ._util import canonicalize_axis, check_arraylike, convert
+from ._util import canonicalize_axis, check_arraylike, convert, staged_as
 
 
 def unravel_index(indices, shape):
@@ -233,55 +233,58 @@ def _interleave(a, values, source, axis):
     return concatenate(pieces, axis=axis) if pieces else a
 
 
-def _bit_positions(bitorder):
-    """0..7, or 7..0 for ``'big'`` (arithmetic, not ``rev``: IREE fails to compile ``rev`` of unsigned ints)."""
-    iota = lax.iota(np.uint8, 8)
-    return lax.sub(convert(7, np.uint8), iota) if bitorder == "big" else iota
-
-
+@staged_as("packbits", static_argnames=("axis", "bitorder"))
 def packbits(a, axis=None, bitorder="big"):
     """Booleans (nonzero entries) packed eight to a ``uint8`` along ``axis``."""
-    check_arraylike("packbits", a)
-    arr = as_operand(a)
+    from ._creation import arange
+    from ._shape import expand_dims, ravel
+    from ._util import ensure_arraylike
+    arr = ensure_arraylike("packbits", a)
     if not (np.issubdtype(arr.dtype, np.integer) or arr.dtype == np.bool_):
         raise TypeError("Expected an input array of integer or boolean data type")
     if bitorder not in ("little", "big"):
         raise ValueError("'order' must be either 'little' or 'big'")
-    arr = convert(lax.ne(arr, convert(0, arr.dtype)), np.uint8)
+    arr = lax.ne(arr, convert(0, arr.dtype)).astype("uint8")
+    bits = arange(8, dtype="uint8")
+    if bitorder == "big":
+        bits = bits[::-1]
     if axis is None:
-        arr, axis = ravel(arr), 0
+        arr = ravel(arr)
+        axis = 0
     arr = swapaxes(arr, axis, -1)
     remainder = arr.shape[-1] % 8
     if remainder:
-        arr = lax.pad(arr, convert(0, np.uint8), [(0, 0, 0)] * (arr.ndim - 1) + [(0, 8 - remainder, 0)])
-    arr = lax.reshape(arr, arr.shape[:-1] + (arr.shape[-1] // 8, 8))
-    bits = _bit_positions(bitorder)
-    shifted = lax.shift_left(arr, lax.broadcast_in_dim(bits, arr.shape, (arr.ndim - 1,)))
-    from ._reductions import sum
-    return swapaxes(convert(sum(shifted, -1), np.uint8), axis, -1)
+        arr = lax.pad(arr, np.uint8(0), (arr.ndim - 1) * [(0, 0, 0)] + [(0, 8 - remainder, 0)])
+    arr = arr.reshape(arr.shape[:-1] + (arr.shape[-1] // 8, 8))
+    bits = expand_dims(bits, tuple(range(arr.ndim - 1)))
+    packed = (arr << bits).sum(-1).astype("uint8")
+    return swapaxes(packed, axis, -1)
 
 
+@staged_as("unpackbits", static_argnames=("axis", "count", "bitorder"))
 def unpackbits(a, axis=None, count=None, bitorder="big"):
     """Each ``uint8`` unpacked into eight 0/1 entries along ``axis`` (the first ``count`` kept)."""
-    check_arraylike("unpackbits", a)
-    arr = as_operand(a)
+    from ._creation import arange, asarray
+    from ._pad import pad
+    from ._shape import expand_dims, ravel
+    from ._util import ensure_arraylike
+    arr = ensure_arraylike("unpackbits", a)
     if arr.dtype != np.uint8:
         raise TypeError("Expected an input array of unsigned byte data type")
     if bitorder not in ("little", "big"):
         raise ValueError("'order' must be either 'little' or 'big'")
-    bits = lax.shift_left(convert(1, np.uint8), _bit_positions(bitorder))
+    bits = asarray(1) << arange(8, dtype="uint8")
+    if bitorder == "big":
+        bits = bits[::-1]
     if axis is None:
-        arr, axis = ravel(arr), 0
+        arr = ravel(arr)
+        axis = 0
     arr = swapaxes(arr, axis, -1)
-    shape = arr.shape + (8,)
-    masked = lax.bitwise_and(lax.broadcast_in_dim(arr, shape, tuple(range(arr.ndim))),
-                             lax.broadcast_in_dim(bits, shape, (arr.ndim,)))
-    unpacked = convert(lax.gt(masked, convert(0, np.uint8)), np.uint8)
-    unpacked = lax.reshape(unpacked, unpacked.shape[:-2] + (unpacked.shape[-2] * 8,))
+    unpacked = ((arr[..., None] & expand_dims(bits, tuple(range(arr.ndim)))) > 0).astype("uint8")
+    unpacked = unpacked.reshape(unpacked.shape[:-2] + (-1,))
     if count is not None:
         if count > unpacked.shape[-1]:
-            unpacked = lax.pad(unpacked, convert(0, np.uint8), [(0, 0, 0)] * (unpacked.ndim - 1)
-                               + [(0, count - unpacked.shape[-1], 0)])
+            unpacked = pad(unpacked, [(0, 0)] * (unpacked.ndim - 1) + [(0, count - unpacked.shape[-1])])
         else:
-            unpacked = lax.slice_in_dim(unpacked, 0, count, axis=-1)
+            unpacked = unpacked[..., :count]
     return swapaxes(unpacked, axis, -1)

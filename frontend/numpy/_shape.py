@@ -10,7 +10,10 @@ from irax import dtypes, lax
 from irax.api import staged
 from irax.lax._scalars import as_operand
 
-from ._util import canonicalize_axes, canonicalize_axis, check_arraylike, promote_dtypes, staged_as
+from irax.core import is_tracer
+
+from ._util import (_broadcast_arrays, _broadcast_to, canonicalize_axes, canonicalize_axis, check_arraylike,
+                    convert_element_type, ensure_arraylike, promote_dtypes, slice_in_dim, staged_as)
 
 
 def shape(a):
@@ -167,50 +170,54 @@ def broadcast_shapes(*shapes):
     return tuple(np.broadcast_shapes(*shapes))
 
 
-def broadcast_to(array, shape):
-    """Broadcasts with NumPy's rules (as ``jnp.broadcast_to``)."""
-    array = as_operand(array)
-    shape = (shape,) if isinstance(shape, int) else tuple(shape)
-    if tuple(np.broadcast_shapes(array.shape, shape)) != shape:
-        raise ValueError(f"Incompatible shapes for broadcasting: {array.shape} and requested shape {shape}")
-    if array.shape == shape:
-        return array
-    nd = len(shape)
-    lead = nd - array.ndim
-    kept = [i for i, d in enumerate(array.shape) if d == shape[lead + i]]
-    if len(kept) != array.ndim:
-        array = lax.reshape(array, [array.shape[i] for i in kept])
-    return lax.broadcast_in_dim(array, shape, [lead + i for i in kept])
+def broadcast_to(array, shape, *, out_sharding=None):
+    """Broadcasts with NumPy's rules: one ``broadcast_in_dim`` (as ``jnp.broadcast_to``)."""
+    array = ensure_arraylike("broadcast_to", array)
+    shape = (shape,) if not isinstance(shape, (tuple, list)) and np.ndim(shape) == 0 else tuple(shape)
+    shape = tuple(map(operator.index, shape))
+    try:
+        return _broadcast_to(array, shape)
+    except ValueError:
+        raise ValueError(f"Incompatible shapes for broadcasting: {array.shape} and requested shape {shape}") \
+            from None
 
 
 def broadcast_arrays(*args):
-    shape_ = broadcast_shapes(*(np.shape(a) if not hasattr(a, "shape") else a.shape for a in args))
-    return [broadcast_to(a, shape_) for a in args]
+    args = [ensure_arraylike("broadcast_arrays", a) for a in args]
+    return _broadcast_arrays(*args)
 
 
+def _atleast(arys, ndmin):
+    from ._creation import array
+    check_arraylike(f"atleast_{ndmin}d", *arys)
+    if len(arys) == 1:
+        return array(arys[0], copy=False, ndmin=ndmin)
+    return [array(arr, copy=False, ndmin=ndmin) for arr in arys]
+
+
+@staged_as("atleast_1d")
 def atleast_1d(*arys):
-    out = [a if as_operand(a).ndim >= 1 else reshape(a, (1,)) for a in map(as_operand, arys)]
-    return out[0] if len(out) == 1 else out
+    return _atleast(arys, 1)
 
 
+@staged_as("atleast_2d")
 def atleast_2d(*arys):
-    out = []
-    for a in map(as_operand, arys):
-        out.append(a if a.ndim >= 2 else reshape(a, (1,) * (2 - a.ndim) + a.shape))
-    return out[0] if len(out) == 1 else out
+    return _atleast(arys, 2)
 
 
+@staged_as("atleast_3d")
 def atleast_3d(*arys):
-    out = []
-    for a in map(as_operand, arys):
-        if a.ndim == 0:
-            a = reshape(a, (1, 1, 1))
-        elif a.ndim == 1:
-            a = reshape(a, (1, a.shape[0], 1))
-        elif a.ndim == 2:
-            a = reshape(a, a.shape + (1,))
-        out.append(a)
-    return out[0] if len(out) == 1 else out
+    check_arraylike("atleast_3d", *arys)
+    if len(arys) == 1:
+        arr = as_operand(arys[0])
+        if arr.ndim == 0:
+            arr = lax.expand_dims(arr, (0, 1, 2))
+        elif arr.ndim == 1:
+            arr = lax.expand_dims(arr, (0, 2))
+        elif arr.ndim == 2:
+            arr = lax.expand_dims(arr, (2,))
+        return arr
+    return [atleast_3d(arr) for arr in arys]
 
 
 def concatenate(arrays, axis=0, dtype=None):
@@ -222,7 +229,7 @@ def concatenate(arrays, axis=0, dtype=None):
     check_arraylike("concatenate", *arrays)
     arrays = promote_dtypes(*arrays)
     if dtype is not None:
-        arrays = [lax.convert_element_type(a, dtype) for a in arrays]
+        arrays = [convert_element_type(a, dtype) for a in arrays]
     if axis is None:
         arrays = [ravel(a) for a in arrays]
         axis = 0
@@ -242,7 +249,7 @@ def stack(arrays, axis=0, out=None, dtype=None):
     check_arraylike("stack", *arrays)
     arrays = promote_dtypes(*arrays)
     if dtype is not None:
-        arrays = [lax.convert_element_type(a, dtype) for a in arrays]
+        arrays = [convert_element_type(a, dtype) for a in arrays]
     shape0 = arrays[0].shape
     if builtins.any(a.shape != shape0 for a in arrays):
         raise ValueError("All input arrays must have the same shape.")
@@ -250,17 +257,36 @@ def stack(arrays, axis=0, out=None, dtype=None):
 
 
 def vstack(tup, dtype=None):
-    return concatenate(atleast_2d(*tup) if len(tup) > 1 else [atleast_2d(*tup)], axis=0, dtype=dtype)
+    if hasattr(tup, "shape"):
+        tup = [tup[i] for i in range(tup.shape[0])]  # JAX maps atleast_2d over the leading axis
+    check_arraylike("vstack", *tup)
+    return concatenate([atleast_2d(m) for m in tup], axis=0, dtype=dtype)
 
 
 def hstack(tup, dtype=None):
-    arrs = atleast_1d(*tup)
-    arrs = arrs if isinstance(arrs, list) else [arrs]
+    if hasattr(tup, "shape"):
+        tup = [tup[i] for i in range(tup.shape[0])]
+    check_arraylike("hstack", *tup)
+    arrs = [atleast_1d(m) for m in tup]
     return concatenate(arrs, axis=0 if arrs[0].ndim == 1 else 1, dtype=dtype)
 
 
+def dstack(tup, dtype=None):
+    if hasattr(tup, "shape"):
+        tup = [tup[i] for i in range(tup.shape[0])]
+    check_arraylike("dstack", *tup)
+    tup = [as_operand(t) for t in tup]
+    return concatenate([atleast_3d(m) for m in tup], axis=2, dtype=dtype)
+
+
 def column_stack(tup):
-    arrs = [reshape(a, (-1, 1)) if as_operand(a).ndim < 2 else a for a in tup]
+    if hasattr(tup, "shape") and tup.ndim >= 3:
+        arrs = tup
+    else:
+        if hasattr(tup, "shape"):
+            tup = [tup[i] for i in range(tup.shape[0])]
+        check_arraylike("column_stack", *tup)
+        arrs = [transpose(atleast_2d(arr)) if arr.ndim < 2 else arr for arr in map(as_operand, tup)]
     return concatenate(arrs, axis=1)
 
 
@@ -318,19 +344,25 @@ def flipud(m):
 
 
 def roll(a, shift, axis=None):
-    a = as_operand(a)
+    arr = ensure_arraylike("roll", a)
     if axis is None:
-        return reshape(roll(ravel(a), shift, 0), a.shape)
-    shifts = (shift,) if isinstance(shift, int) else tuple(shift)
-    axes = (axis,) if isinstance(axis, int) else tuple(axis)
-    for s, ax in zip(shifts, axes):
-        ax = canonicalize_axis(ax, a.ndim)
-        n = a.shape[ax]
-        if n == 0:
+        return reshape(roll(ravel(arr), shift, 0), arr.shape)
+    axis = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
+    axis = tuple(canonicalize_axis(ax, arr.ndim) for ax in axis)
+    if is_tracer(shift) or (hasattr(shift, "ndim") and not isinstance(shift, np.ndarray)):
+        raise NotImplementedError("jnp.roll with a traced shift arrives with dynamic slicing")
+    shift = (operator.index(shift),) if np.ndim(shift) == 0 else tuple(map(operator.index, shift))
+    return _roll_static(arr, shift, axis)
+
+
+@staged(static_argnums=(1, 2))
+def _roll_static(a, shift, axis):
+    for ax, s in zip(*np.broadcast_arrays(axis, shift)):
+        ax = int(ax)
+        if a.shape[ax] == 0:
             continue
-        s = operator.index(s) % n
-        if s:
-            a = lax.concatenate([lax.slice_in_dim(a, n - s, n, axis=ax), lax.slice_in_dim(a, 0, n - s, axis=ax)], ax)
+        i = int(-s) % a.shape[ax]
+        a = lax.concatenate([slice_in_dim(a, i, a.shape[ax], axis=ax), slice_in_dim(a, 0, i, axis=ax)], ax)
     return a
 
 
@@ -398,11 +430,6 @@ def _rot90(m, k, axes):
     return transpose(flip(m, ax2), perm) if k == 1 else flip(transpose(m, perm), ax2)
 
 
-def dstack(tup, dtype=None):
-    arrs = atleast_3d(*tup)
-    return concatenate(arrs if isinstance(arrs, list) else [arrs], axis=2, dtype=dtype)
-
-
 def dsplit(ary, indices_or_sections):
     if as_operand(ary).ndim < 3:
         raise ValueError("dsplit only works on arrays of 3 or more dimensions")
@@ -461,6 +488,7 @@ def resize(a, new_shape):
     return lax.reshape(lax.slice_in_dim(arr, 0, new_size), new_shape)
 
 
+@staged_as("block")
 def block(arrays):
     """Assembles an array from nested lists of blocks (the innermost list joins along the last axis)."""
     out, _ = _block(arrays)
@@ -478,5 +506,5 @@ def _block(xs):
     if builtins.any(d != depths[0] for d in depths[1:]):
         raise ValueError("Mismatched list depths in jax.numpy.block")
     rank = builtins.max(depths[0], builtins.max(p.ndim for p in parts))
-    parts = [lax.reshape(p, (1,) * (rank - p.ndim) + tuple(p.shape)) if p.ndim < rank else p for p in parts]
+    parts = [lax.broadcast(p, (1,) * (rank - p.ndim)) if p.ndim < rank else p for p in parts]
     return concatenate(parts, axis=-depths[0]), depths[0] + 1

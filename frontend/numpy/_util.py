@@ -1,11 +1,14 @@
 """Argument checking and JAX's implicit promotion of dtypes and ranks for ``irax.numpy``."""
 from __future__ import annotations
 
+import functools
+import inspect
 import operator
 
 import numpy as np
 
 from irax import dtypes, lax
+from irax.api import staged
 from irax.array import Array
 from irax.core import Tracer
 from irax.lax._scalars import as_operand
@@ -21,7 +24,22 @@ def check_arraylike(name, *args):
 
 
 def convert(x, dtype, weak_type=False):
-    return lax._convert(x, np.dtype(dtype), weak_type)
+    """JAX's ``_convert_element_type``, with its constant folding: a concrete 0-d array (a Python
+    scalar made an array, say) converts on the host, so a jaxpr shows a literal, not an equation."""
+    dtype = np.dtype(dtype)
+    if type(x) is Array and x.ndim == 0 and x._npy is not None and (x.dtype, x.weak_type) != (dtype, weak_type):
+        host = np.asarray(x._npy)
+        if dtypes.issubdtype(host.dtype, np.complexfloating) and not dtypes.issubdtype(dtype, np.complexfloating):
+            host = host.real
+        with np.errstate(all="ignore"):
+            host = host.astype(dtype)
+        return lax._convert(host[()], dtype, weak_type)
+    return lax._convert(x, dtype, weak_type)
+
+
+def convert_element_type(x, dtype):
+    """``lax.convert_element_type`` (to a strong, canonical dtype) with JAX's constant folding of scalars."""
+    return convert(x, dtypes.canonicalize_dtype(dtype), False)
 
 
 def promote_dtypes(*args):
@@ -39,25 +57,113 @@ def promote_dtypes_numeric(*args):
     return [convert(a, dtype, weak) for a in args]
 
 
+# JAX's ``dtypes._dtype_to_inexact``: narrow integers (and bools) become float32 even with x64 enabled.
+_DTYPE_TO_INEXACT = {np.dtype(k): np.dtype(v) for k, v in [
+    ("bool", "float32"), ("uint8", "float32"), ("int8", "float32"), ("uint16", "float32"), ("int16", "float32"),
+    ("uint32", "float32"), ("int32", "float32"), ("uint64", "float64"), ("int64", "float64")]}
+
+
+def to_inexact_dtype(dtype):
+    """JAX's ``dtypes.to_inexact_dtype`` (irax's ``dtypes.to_inexact_dtype`` gives the default float for every
+    integer, which differs under x64)."""
+    dtype = np.dtype(dtype)
+    return _DTYPE_TO_INEXACT.get(dtype, dtype)
+
+
 def promote_dtypes_inexact(*args):
     if len(args) == 1 and isinstance(args[0], (Array, Tracer)) and args[0].dtype.kind in "fcV":
         return list(args)
     dtype, weak = dtypes.result_type(*args, return_weak_type_flag=True)
-    dtype = dtypes.to_inexact_dtype(dtype)
+    dtype = to_inexact_dtype(dtype)
     return [convert(a, dtype, weak) for a in args]
 
 
 def promote_shapes(*args):
-    """Left-pads lower-rank operands with unit axes (rank-0 operands stay as they are)."""
+    """JAX's ``promote_shapes``: equal ranks (or one non-scalar rank) stay as they are; otherwise every
+    operand, scalars included, gets leading unit axes up to the result rank."""
     if len(args) < 2:
-        return list(args)
-    nd = max(np.ndim(a) if not hasattr(a, "ndim") else a.ndim for a in args)
-    out = []
-    for a in args:
-        if getattr(a, "ndim", 0) not in (nd, 0):
-            a = lax.broadcast_in_dim(a, (1,) * (nd - a.ndim) + tuple(a.shape), tuple(range(nd - a.ndim, nd)))
-        out.append(a)
-    return out
+        return [as_operand(a) for a in args]
+    shapes = [np.shape(a) if not hasattr(a, "shape") else tuple(a.shape) for a in args]
+    if all(len(shapes[0]) == len(s) for s in shapes[1:]):
+        return [as_operand(a) for a in args]
+    if len({len(s) for s in shapes if s}) < 2:
+        return [as_operand(a) for a in args]
+    rank = len(np.broadcast_shapes(*shapes))
+    return [broadcast_to_rank(a, rank) for a in args]
+
+
+def broadcast_to_rank(x, rank):
+    x = as_operand(x)
+    return x if x.ndim == rank else lax.broadcast(x, (1,) * (rank - x.ndim))
+
+
+def ensure_arraylike(name, *args):
+    """Checks the arguments and makes them arrays (one array for one argument)."""
+    check_arraylike(name, *args)
+    out = tuple(as_operand(a) for a in args)
+    return out[0] if len(out) == 1 else out
+
+
+def _broadcast_to(arr, shape):
+    """``lax.broadcast_to``: one ``broadcast_in_dim`` onto trailing axes (unit axes stretch)."""
+    arr = as_operand(arr)
+    shape = (shape,) if not isinstance(shape, (tuple, list)) and np.ndim(shape) == 0 else tuple(shape)
+    shape = tuple(map(operator.index, shape))
+    if tuple(arr.shape) == shape:
+        return arr
+    nlead = len(shape) - arr.ndim
+    if nlead < 0 or not all(d in (1, s) for d, s in zip(arr.shape, shape[nlead:])):
+        raise ValueError(f"Incompatible shapes for broadcasting: {tuple(arr.shape)} and requested shape {shape}")
+    return lax.broadcast_in_dim(arr, shape, tuple(range(nlead, len(shape))))
+
+
+def _broadcast_arrays(*args):
+    """JAX's ``_broadcast_arrays`` (an inlined jit, so nothing of its own shows in a jaxpr)."""
+    args = [as_operand(a) for a in args]
+    shapes = [tuple(a.shape) for a in args]
+    if not shapes or all(s == shapes[0] for s in shapes):
+        return args
+    shape = tuple(np.broadcast_shapes(*shapes))
+    return [_broadcast_to(a, shape) for a in args]
+
+
+def slice_in_dim(operand, start_index, limit_index, stride=1, axis=0):
+    """``lax.slice_in_dim`` as JAX binds it, with explicit unit strides (``strides=(1, 1)`` in the text;
+    irax's ``lax.slice`` drops all-one strides, which prints ``strides=None``)."""
+    from irax.core import bind1
+    operand = as_operand(operand)
+    axis = canonicalize_axis(axis, operand.ndim)
+    start, limit, strides = [0] * operand.ndim, list(operand.shape), [1] * operand.ndim
+    size = operand.shape[axis]
+    start_index = 0 if start_index is None else operator.index(start_index)
+    limit_index = size if limit_index is None else operator.index(limit_index)
+    start[axis] = start_index + size if start_index < 0 else start_index
+    limit[axis] = limit_index + size if limit_index < 0 else limit_index
+    strides[axis] = operator.index(stride)
+    return bind1("slice", operand, start_indices=tuple(start), limit_indices=tuple(limit), strides=tuple(strides))
+
+
+def lax_const(x, value):
+    """A (strongly typed) constant of ``x``'s dtype, as ``lax._const``."""
+    return convert(value, dtypes.dtype(x))
+
+
+def _where_impl(condition, x, y):
+    condition, x, y = ensure_arraylike("where", condition, x, y)
+    if condition.dtype != np.bool_:
+        condition = lax.ne(condition, convert(0, condition.dtype))
+    x, y = promote_dtypes(x, y)
+    if condition.ndim == 0:
+        x, y = _broadcast_arrays(x, y)
+    else:
+        condition, x, y = _broadcast_arrays(condition, x, y)
+    if 0 in x.shape:
+        return x
+    return lax.select(condition, x, y)
+
+
+_where_impl.__name__ = _where_impl.__qualname__ = "_where"
+_where = staged(_where_impl)
 
 
 def promote_args(name, *args):
@@ -97,11 +203,38 @@ def canonicalize_axes(axis, ndim):
     return (canonicalize_axis(axis, ndim),)
 
 
-def staged_as(name, **kwargs):
-    """``staged`` under JAX's name for the function, so a jaxpr shows ``jit[name=tril]`` where JAX's does."""
-    from irax.api import staged
+def staged_as(name, static_argnums=(), static_argnames=()):
+    """``staged`` under JAX's name for the function, so a jaxpr shows ``jit[name=tril]`` where JAX's does.
+
+    As ``jax.jit``, a static parameter is static whether it comes by position or by keyword
+    (``static_argnums`` and ``static_argnames`` name the same parameters), and a static parameter
+    left to its default is fine. The dynamic arguments keep JAX's order: positional ones first,
+    then keyword ones by name.
+    """
+    static_argnums = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
+    static_argnames = (static_argnames,) if isinstance(static_argnames, str) else tuple(static_argnames)
 
     def wrap(fun):
-        fun.__name__ = fun.__qualname__ = name
-        return staged(fun, **kwargs)
+        params = list(inspect.signature(fun).parameters.values())
+        positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        names = set(static_argnames) | {positional[i].name for i in static_argnums if i < len(positional)}
+        static_pos = {i for i, p in enumerate(positional) if p.name in names}
+
+        def inner(*dyn, _static_positions=(), **kw):
+            args = list(dyn)
+            for i, v in _static_positions:
+                args.insert(i, v)
+            return fun(*args, **kw)
+        inner.__name__ = inner.__qualname__ = name
+        jitted = staged(inner, static_argnames=tuple(sorted(names)) + ("_static_positions",))
+
+        @functools.wraps(fun)
+        def call(*args, **kwargs):
+            if not static_pos:
+                return jitted(*args, **kwargs)
+            statics = tuple((i, args[i]) for i in sorted(static_pos) if i < len(args))
+            dyn = [a for i, a in enumerate(args) if i not in static_pos]
+            return jitted(*dyn, _static_positions=statics, **kwargs)
+        call.__name__ = call.__qualname__ = name
+        return call
     return wrap
