@@ -354,8 +354,18 @@ def _rev(ctx, x, *, dimensions):
 @lowering("pad")
 def _pad(ctx, x, value, *, padding_config):
     lo, hi, interior = zip(*padding_config) if padding_config else ((), (), ())
-    return ctx.emit1("stablehlo.pad", [x, value], edge_padding_low=list(lo), edge_padding_high=list(hi),
-                     interior_padding=list(interior))
+    sizes = dict(edge_padding_low=[int(v) for v in lo], edge_padding_high=[int(v) for v in hi],
+                 interior_padding=[int(v) for v in interior])
+    out = ctx.result_avals[0]
+    if not np.issubdtype(out.dtype, np.complexfloating):
+        return ctx.emit1("stablehlo.pad", [x, value], **sizes)
+    # IREE 3.13's compiler crashes (SIGSEGV) on a complex pad: pad the real and imaginary parts apart.
+    part = np.dtype(np.float32 if out.dtype == np.complex64 else np.float64)
+    x_aval = aval_of_type(x.type)
+    parts = [ctx.emit1("stablehlo.pad", [ctx.emit1(f"stablehlo.{p}", [x], tensor_type(x_aval.shape, part)),
+                                         ctx.emit1(f"stablehlo.{p}", [value], tensor_type((), part))],
+                       tensor_type(out.shape, part), **sizes) for p in ("real", "imag")]
+    return ctx.emit1("stablehlo.complex", parts)
 
 
 @lowering("concatenate")
