@@ -17,7 +17,7 @@ import numpy as np
 from irax.ir.avals import ShapedArray
 from irax.ir.dialect import decode_params
 from irax.ir.jaxpr_view import body_ops, num_consts
-from irax.ir.mlir import scope
+from irax.ir.mlir import ir, scope
 from irax.ir.ops import CALL_BODY_PARAMS, OPS
 
 from . import api, core, dtypes, tree_util
@@ -62,6 +62,11 @@ def _replay_call(module, primitive, params, operands):
     outer = core.current_trace()
     name = params.get("name", "remat")
     copied = _copy_function(module, callee, name, outer)
+    if isinstance(copied, str):  # a call of a function being copied (a rule calling a jit of its function)
+        from irax.ir.dialect import aval_of_type
+        ftype = ir.FunctionType(ir.TypeAttr(callee.attributes["function_type"]).value)
+        copied = api.Traced(outer.module, copied, [], [aval_of_type(t) for t in ftype.inputs],
+                            [aval_of_type(t) for t in ftype.results], None, None, name)
     rules = {key: _copy_function(module, lookup(module, value), name, outer)
              for key, value in params.items() if key.endswith("_callee")}
     rest = {k: v for k, v in params.items() if k not in ("name", "callee") and not k.endswith("_callee")}

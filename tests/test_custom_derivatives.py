@@ -198,3 +198,15 @@ def test_negative_dynamic_slice_indices_count_from_the_end_as_in_jax():
             want = np.asarray(fn(jax.lax, x, i))
             np.testing.assert_array_equal(np.asarray(fn(irax.lax, x, i)), want)
             np.testing.assert_array_equal(np.asarray(irax.jit(lambda a, j: fn(irax.lax, a, j))(x, np.int32(i))), want)
+
+
+def test_a_custom_rule_that_calls_a_jit_of_its_own_function_traces_under_grad():
+    @irax.custom_jvp
+    def f(x):
+        return x * 3
+
+    g = irax.jit(lambda x: f(x))
+    f.defjvp(lambda p, t: (g(p[0]), t[0] * 3))
+    x = np.ones(3, np.float32)
+    assert "jit[" in str(irax.make_jaxpr(irax.grad(lambda v: g(v).sum()))(x))
+    np.testing.assert_array_equal(np.asarray(irax.jit(irax.grad(lambda v: g(v).sum()))(x)), [3.0, 3.0, 3.0])
