@@ -75,9 +75,10 @@ class Traced:
 
     def unflatten(self, results):
         """The output pytree from the function's results, float0 outputs put back (as zeros)."""
-        results = list(results)
-        for i, shape in sorted(self.float0_outputs.items()):
-            results.insert(i, np.zeros(shape, dtypes.float0))
+        if self.float0_outputs:  # rare: keep the dispatch path to one unflatten
+            results = list(results)
+            for i, shape in sorted(self.float0_outputs.items()):
+                results.insert(i, np.zeros(shape, dtypes.float0))
         return tree_util.tree_unflatten(self.out_tree, results)
 
     def out_structs(self):

@@ -49,18 +49,10 @@ def select(b, pred, on_true, on_false):
     return b.select_n(pred, on_false, on_true)
 
 
-def full_like(b, x, fill):
-    return b.full_like(x, fill)
-
-
-def eq_meet(b, x, y):
-    return b.eq(x, y)
-
-
 def balanced_eq(b, x, z, y):
     """1 where x == z, halved where y == z too: max/min's derivative share on ties."""
-    return b.div(select(b, eq_meet(b, x, z), full_like(b, z, 1), full_like(b, z, 0)),
-                 select(b, eq_meet(b, y, z), full_like(b, z, 2), full_like(b, z, 1)))
+    return b.div(select(b, b.eq(x, z), b.full_like(z, 1), b.full_like(z, 0)),
+                 select(b, b.eq(y, z), b.full_like(z, 2), b.full_like(z, 1)))
 
 
 def expand_dims(b, x, dims):

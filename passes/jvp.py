@@ -40,6 +40,7 @@ class JvpBuilder(Builder):
     def __init__(self, ip, op, primals, module, memo):
         super().__init__(ip, op.location, module)
         self.op = op
+        self.primitive = op.name[len("jaxpr."):]
         self.primals = primals
         self.memo = memo  # (callee, nonzero) -> its JVP function and tangent mask, shared by equal calls
 
@@ -91,7 +92,7 @@ def deflinear(name):
 def _linear_jvp(b, primals, tangents, **params):
     outs = b.primal()
     ts = [instantiate(b, t, p) for t, p in zip(tangents, primals)]
-    return outs, b.bind(b.op.name[len("jaxpr."):], *ts, **params)
+    return outs, b.bind(b.primitive, *ts, **params)
 
 
 def defjvp_zero(*names):

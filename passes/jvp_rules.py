@@ -7,7 +7,6 @@ A rule binds the same primitives in the same order as JAX's, which is what makes
 from __future__ import annotations
 
 import functools
-import types
 
 import numpy as np
 
@@ -240,7 +239,7 @@ def _reshape(b, x, shape, dimensions=None):
 
 def _reduce_chooser_jvp(b, g, ans, operand, *, axes):
     shape = tuple(1 if i in axes else d for i, d in enumerate(aval(operand).shape))
-    location_indicators = b.convert_element_type(U.eq_meet(b, operand, _reshape(b, ans, shape)),
+    location_indicators = b.convert_element_type(b.eq(operand, _reshape(b, ans, shape)),
                                                  new_dtype=aval(g).dtype, weak_type=False)
     counts = b.reduce_sum(location_indicators, axes=axes)
     return b.div(b.reduce_sum(b.mul(g, location_indicators), axes=axes), counts)
@@ -256,11 +255,10 @@ class _NestedBuilder(Builder):
 
     def __init__(self, b, name, primals, params):
         super().__init__(b.ip, b.loc)
-        self.op = types.SimpleNamespace(name=f"jaxpr.{name}")  # all that ``deflinear``'s rule reads of it
-        self.name, self.primals, self.params = name, primals, params
+        self.primitive, self.primals, self.params = name, primals, params
 
     def primal(self) -> list:
-        return self.bind(self.name, *self.primals, **self.params)
+        return self.bind(self.primitive, *self.primals, **self.params)
 
 
 def _jvp(b, name, *pairs, **params):
@@ -392,7 +390,7 @@ def _call_jvp(b, primals, tangents, *, callee, **params):
     new, has_tangent = b.memo[key]
     n_params = len(primals) - num_consts(source)
     operands = primals[:n_params] + [t for t in tangents if t is not None] + primals[n_params:]
-    outs = b.call(new, operands, b.op.name[len("jaxpr."):], **params)
+    outs = b.call(new, operands, b.primitive, **params)
     n = len(b.op.results)
     return outs[:n], _spread(outs[n:], has_tangent)
 
