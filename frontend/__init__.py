@@ -13,6 +13,7 @@ from .ad_checkpoint import checkpoint, checkpoint_policies, remat
 from .ad import closure_convert, grad, hessian, jacfwd, jacobian, jacrev, jvp, linearize, value_and_grad, vjp
 from .api import ShapeDtypeStruct, eval_shape, jit, make_jaxpr
 from .array import Array
+from .batching import vmap
 from .config import config
 from .custom_derivatives import custom_jvp, custom_vjp
 from .core import Tracer
@@ -25,4 +26,4 @@ __all__ = ["Array", "ShapeDtypeStruct", "Tracer", "ad_checkpoint", "checkpoint",
            "closure_convert", "config", "custom_jvp", "custom_vjp", "default_backend", "device_get", "device_put",
            "devices", "dtypes", "errors", "eval_shape", "grad", "hessian", "jacfwd", "jacobian", "jacrev", "jit",
            "jvp", "lax", "linearize", "local_devices", "make_jaxpr", "nn", "numpy", "remat", "test_util",
-           "tree_util", "value_and_grad", "vjp"]
+           "tree_util", "value_and_grad", "vjp", "vmap"]
