@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from irax.ir.shapes import issubdtype
+from irax.ir.errors import unbound_axis_name
+from irax.ir.shapes import issubdtype, split_axes
 
 from . import special
 
@@ -244,6 +245,11 @@ def _pad_axis(x, value, axis, lo, hi, interior):
     return x[tuple(index)]
 
 
+@rule("split")
+def _split(x, *, sizes, axis):
+    return np.split(x, np.cumsum(sizes[:-1], dtype=np.int64), axis=axis)
+
+
 @rule("concatenate")
 def _concatenate(*xs, dimension):
     return np.concatenate(xs, axis=dimension)
@@ -365,6 +371,29 @@ RULES["cumprod"] = _cumulative(np.multiply)
 RULES["cummax"] = _cumulative(np.maximum)
 RULES["cummin"] = _cumulative(np.minimum)
 RULES["cumlogsumexp"] = _cumulative(np.logaddexp)
+
+
+def _positional_axes(axes, api_name):
+    names, positional = split_axes(axes)
+    if names:
+        raise unbound_axis_name(names[0], api_name)
+    return positional
+
+
+RULES["psum"] = lambda x, *, axes, axis_index_groups=None: _reduce_sum(x, axes=_positional_axes(axes, "psum"))
+RULES["pmax"] = lambda x, *, axes, axis_index_groups=None: RULES["reduce_max"](x, axes=_positional_axes(axes, "psum"))
+RULES["pmin"] = lambda x, *, axes, axis_index_groups=None: RULES["reduce_min"](x, axes=_positional_axes(axes, "psum"))
+
+
+def _unbound_collective(api_name):
+    """These collectives always name their axes, so any that reaches evaluation is over an unbound name."""
+    def rule(*operands, axis_name, **params):
+        raise unbound_axis_name(axis_name if isinstance(axis_name, str) else axis_name[0], api_name)
+    return rule
+
+
+for _name in ("all_gather", "reduce_scatter", "axis_index"):
+    RULES[_name] = _unbound_collective(_name)
 
 
 @rule("literal")

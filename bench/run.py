@@ -56,9 +56,15 @@ def _workloads(jax, jnp, rng):
         value, grads = jax.value_and_grad(loss)(params)
         return value, jax.tree_util.tree_map(lambda p, g: p - 0.01 * g, params, grads)
 
+    def example_loss(params, x, label):
+        logits = mlp(params, x[None])[0]
+        return -jnp.sum(jax.nn.log_softmax(logits) * label)
+
     sizes = [784, 512, 512, 10]
     params = [(rng.standard_normal((m, n), np.float32) / np.sqrt(m), np.zeros(n, np.float32))
               for m, n in zip(sizes[:-1], sizes[1:])]
+    small = [(rng.standard_normal((m, n), np.float32) / np.sqrt(m), np.zeros(n, np.float32))
+             for m, n in zip([64, 32], [32, 10])]
     return {
         "x+1 f32[4] (dispatch)": (jax.jit(lambda x: x + 1), (np.ones(4, np.float32),), True),
         "elementwise chain 1M": (jax.jit(lambda x: jnp.sqrt(jnp.tanh(jnp.exp(jnp.cos(jnp.sin(x)))))),
@@ -73,6 +79,13 @@ def _workloads(jax, jnp, rng):
         "MLP train step 784-512-512-10 b256": (
             jax.jit(train_step), (params, rng.standard_normal((256, 784), np.float32),
                                   np.eye(10, dtype=np.float32)[rng.integers(0, 10, 256)]), True),
+        "per-example grads MLP 64-32-10 b128": (
+            jax.jit(jax.vmap(jax.grad(example_loss), in_axes=(None, 0, 0))),
+            (small, rng.standard_normal((128, 64), np.float32),
+             np.eye(10, dtype=np.float32)[rng.integers(0, 10, 128)]), True),
+        "vmap(matmul) 64x128x128": (jax.jit(jax.vmap(jnp.matmul)),
+                                    (rng.standard_normal((64, 128, 128), np.float32),
+                                     rng.standard_normal((64, 128, 128), np.float32)), True),
     }
 
 

@@ -311,14 +311,14 @@ def _check_callable(fun):
         raise TypeError(f"Expected a callable value, got {fun}")
 
 
-def _check_input_dtype(aval, holomorphic, allow_int):
+def _check_input_dtype(aval, holomorphic, allow_int, name="grad"):
     dtype = aval.dtype
     if holomorphic:
         if not np.issubdtype(dtype, np.complexfloating):
-            raise TypeError("grad with holomorphic=True requires inputs with complex dtype, but got "
+            raise TypeError(f"{name} with holomorphic=True requires inputs with complex dtype, but got "
                             f"{dtype.name}.")
     elif not _is_inexact(aval) and not allow_int:
-        raise TypeError(f"grad requires real- or complex-valued inputs (input dtype that is a sub-dtype of "
+        raise TypeError(f"{name} requires real- or complex-valued inputs (input dtype that is a sub-dtype of "
                         f"np.inexact), but got {dtype.name}. If you want to use Boolean- or integer-valued "
                         "inputs, use vjp or set allow_int to True.")
 
@@ -329,17 +329,21 @@ def _check_scalar(x, holomorphic):
     aval = _aval(x)
     if aval.shape != ():
         raise TypeError(f"Gradient only defined for scalar-output functions. Output had shape: {aval.shape}.")
+    _check_output_dtype(aval, holomorphic, "grad")
+
+
+def _check_output_dtype(aval, holomorphic, name):
     if holomorphic:
         if not np.issubdtype(aval.dtype, np.complexfloating):
-            raise TypeError("grad with holomorphic=True requires outputs with complex dtype, but got "
+            raise TypeError(f"{name} with holomorphic=True requires outputs with complex dtype, but got "
                             f"{aval.dtype.name}.")
     elif not (np.issubdtype(aval.dtype, np.floating) or aval.dtype == dtypes.bfloat16):
         hint = ("For holomorphic differentiation, pass holomorphic=True. For differentiation of non-holomorphic "
                 "functions involving complex outputs, use jax.vjp directly." if np.issubdtype(aval.dtype,
                                                                                            np.complexfloating)
                 else "For differentiation of functions with integer outputs, use jax.vjp directly.")
-        raise TypeError(f"grad requires real-valued outputs (output dtype that is a sub-dtype of np.floating), but "
-                        f"got {aval.dtype.name}. {hint}")
+        raise TypeError(f"{name} requires real-valued outputs (output dtype that is a sub-dtype of np.floating), "
+                        f"but got {aval.dtype.name}. {hint}")
 
 
 def _tangent_dtype(aval):
@@ -416,84 +420,98 @@ def _partial(fun, args, kwargs, nums):
     return partial_f
 
 
-def _basis(avals):
-    """One-hot tangents: for each element of each leaf, that leaf's one-hot array and zeros elsewhere."""
-    for k, aval in enumerate(avals):
-        for j in range(aval.size):
-            yield [_one_hot(a, j) if i == k else np.zeros(a.shape, a.dtype) for i, a in enumerate(avals)]
-
-
-def _one_hot(aval, j):
-    x = np.zeros(aval.size, aval.dtype)
-    x[j] = 1
-    return x.reshape(aval.shape)
-
-
-def _stack_rows(rows, lead_shape, row_aval):
-    """Stacks ``rows`` (each of ``row_aval``) into an array of shape ``lead_shape + row shape``."""
+def _std_basis(pytree):
+    """One row of the identity per element of ``pytree``'s leaves, split into the leaves' shapes (JAX's)."""
     from . import numpy as jnp
-    if not rows:
-        return jnp.zeros(tuple(lead_shape) + row_aval.shape, row_aval.dtype)
-    return jnp.reshape(jnp.stack(rows), tuple(lead_shape) + row_aval.shape)
+    leaves = tree_util.tree_leaves(pytree)
+    n = sum(_aval(x).size for x in leaves)
+    flat = jnp.eye(n, dtype=dtypes.result_type(*leaves))
+    return _unravel_array_into_pytree(pytree, 1, None, flat, always_convert=True)
+
+
+def _unravel_array_into_pytree(pytree, axis, example, arr, always_convert=False):
+    """``arr``'s ``axis`` split into pieces shaped as ``pytree``'s leaves, each cast to its leaf's (or
+    ``example``'s) dtype. JAX's basis binds that cast even when the dtype is the same (it passes a sharding);
+    its unravelling does not."""
+    from . import numpy as jnp
+    leaves, treedef = tree_util.tree_flatten(pytree)
+    shape = tuple(arr.shape)
+    parts = jnp.split(arr, np.cumsum([_aval(x).size for x in leaves[:-1]]), axis)
+    out = []
+    for part, leaf in zip(parts, leaves):
+        target = _aval(leaf if example is None else example)
+        x = np.reshape(part, shape[:axis] + _aval(leaf).shape + shape[axis + 1:])
+        if np.issubdtype(x.dtype, np.complexfloating) and not np.issubdtype(target.dtype, np.complexfloating):
+            x = x.real
+        if always_convert or x.dtype != target.dtype or _aval(x).weak_type != target.weak_type:
+            x = core.bind1("convert_element_type", x, new_dtype=target.dtype, weak_type=target.weak_type)
+        out.append(x)
+    return tree_util.tree_unflatten(treedef, out)
 
 
 def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
-    """The Jacobian by forward mode (one ``linearize``, one linear evaluation per input element)."""
+    """The Jacobian by forward mode: ``jvp`` vmapped over the standard basis of the inputs, as in JAX."""
     _check_callable(fun)
-
-    def jacfun(*args, **kwargs):
-        nums = _check_argnums(argnums, len(args))
-        dyn = tuple(args[i] for i in nums)
-        in_leaves, in_tree = tree_util.tree_flatten(dyn)
-        in_avals = [_aval(x) for x in in_leaves]
-        for a in in_avals:
-            _check_input_dtype(a, holomorphic, False)
-        lin = linearize(_partial(fun, args, kwargs, nums), *dyn, has_aux=has_aux)
-        out, f_jvp = lin[0], lin[1]
-        out_leaves, out_tree = tree_util.tree_flatten(out)
-        columns = [tree_util.tree_leaves(f_jvp(*tree_util.tree_unflatten(in_tree, t))) for t in _basis(in_avals)]
-        jac = []
-        for o, out_leaf in enumerate(out_leaves):
-            o_aval = _aval(out_leaf)
-            blocks, start = [], 0
-            for a in in_avals:
-                rows = [c[o] for c in columns[start:start + a.size]]
-                start += a.size
-                perm = tuple(range(a.ndim, a.ndim + o_aval.ndim)) + tuple(range(a.ndim))
-                blocks.append(_stack_rows(rows, a.shape, o_aval).transpose(perm))
-            tree = tree_util.tree_unflatten(in_tree, blocks)
-            jac.append(tree[0] if isinstance(argnums, int) else tree)
-        result = tree_util.tree_unflatten(out_tree, jac)
-        return (result, lin[2]) if has_aux else result
-
-    return jacfun
-
-
-def jacrev(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
-    """The Jacobian by reverse mode (one ``vjp``, one pullback per output element)."""
-    _check_callable(fun)
+    from .batching import vmap
 
     def jacfun(*args, **kwargs):
         nums = _check_argnums(argnums, len(args))
         dyn = tuple(args[i] for i in nums)
         for leaf in tree_util.tree_leaves(dyn):
-            _check_input_dtype(_aval(leaf), holomorphic, allow_int)
+            _check_input_dtype_jacfwd(_aval(leaf), holomorphic)
+        f_partial = _partial(fun, args, kwargs, nums)
+
+        def pushfwd(tangents):
+            return jvp(f_partial, dyn, tangents, has_aux=has_aux)
+        if has_aux:
+            y, jac, aux = vmap(pushfwd, out_axes=(None, -1, None))(_std_basis(dyn))
+        else:
+            (y, jac), aux = vmap(pushfwd, out_axes=(None, -1))(_std_basis(dyn)), None
+        if holomorphic:
+            for leaf in tree_util.tree_leaves(y):
+                if not np.issubdtype(_aval(leaf).dtype, np.complexfloating):
+                    raise TypeError("jacfwd with holomorphic=True requires outputs with complex dtype, but got "
+                                    f"{_aval(leaf).dtype.name}.")
+        example = dyn[0] if isinstance(argnums, int) else dyn
+        jac_tree = tree_util.tree_map(lambda y_leaf, arr: _unravel_array_into_pytree(example, -1 % arr.ndim, y_leaf,
+                                                                                      arr), y, jac)
+        return (jac_tree, aux) if has_aux else jac_tree
+
+    return jacfun
+
+
+def _check_input_dtype_jacfwd(aval, holomorphic):
+    if holomorphic:
+        if not np.issubdtype(aval.dtype, np.complexfloating):
+            raise TypeError(f"jacfwd with holomorphic=True requires inputs with complex dtype, but got "
+                            f"{aval.dtype.name}.")
+    elif not (np.issubdtype(aval.dtype, np.floating) or aval.dtype == dtypes.bfloat16):
+        raise TypeError(f"jacfwd requires real-valued inputs (input dtype that is a sub-dtype of np.floating), but "
+                        f"got {aval.dtype.name}. For holomorphic differentiation, pass holomorphic=True. For "
+                        "differentiation of non-holomorphic functions involving complex inputs or integer inputs, "
+                        "use jax.jvp directly.")
+
+
+def jacrev(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
+    """The Jacobian by reverse mode: the pullback vmapped over the standard basis of the outputs, as in JAX."""
+    _check_callable(fun)
+    from .batching import vmap
+
+    def jacfun(*args, **kwargs):
+        nums = _check_argnums(argnums, len(args))
+        dyn = tuple(args[i] for i in nums)
+        for leaf in tree_util.tree_leaves(dyn):
+            _check_input_dtype(_aval(leaf), holomorphic, allow_int, "jacrev")
         res = vjp(_partial(fun, args, kwargs, nums), *dyn, has_aux=has_aux)
-        out, pullback = res[0], res[1]
-        out_leaves, out_tree = tree_util.tree_flatten(out)
-        out_avals = [_aval(x) for x in out_leaves]
-        rows = [tree_util.tree_leaves(pullback(tree_util.tree_unflatten(out_tree, ct)))
-                for ct in _basis(out_avals)]
-        in_leaves, in_tree = tree_util.tree_flatten(dyn)
-        jac, start = [], 0
-        for a in out_avals:
-            blocks = [_stack_rows([r[i] for r in rows[start:start + a.size]], a.shape, _aval(x))
-                      for i, x in enumerate(in_leaves)]
-            start += a.size
-            tree = tree_util.tree_unflatten(in_tree, blocks)
-            jac.append(tree[0] if isinstance(argnums, int) else tree)
-        result = tree_util.tree_unflatten(out_tree, jac)
-        return (result, res[2]) if has_aux else result
+        y, pullback = res[0], res[1]
+        for leaf in tree_util.tree_leaves(y):
+            _check_output_dtype(_aval(leaf), holomorphic, "jacrev")
+        jac = vmap(pullback)(_std_basis(y))
+        jac = jac[0] if isinstance(argnums, int) else jac
+        example = dyn[0] if isinstance(argnums, int) else dyn
+        jac_tree = tree_util.tree_map(lambda leaf, arr: _unravel_array_into_pytree(y, 0, leaf, arr), example, jac)
+        jac_tree = tree_util.tree_transpose(tree_util.tree_structure(example), tree_util.tree_structure(y), jac_tree)
+        return (jac_tree, res[2]) if has_aux else jac_tree
 
     return jacfun
 

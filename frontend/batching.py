@@ -16,7 +16,7 @@ import inspect
 
 from irax.ir.mlir import scope
 
-from . import api, core, tree_util
+from . import api, tree_util
 from .ad import replay
 
 
@@ -107,7 +107,8 @@ def _inconsistent_sizes(fun, in_tree, leaves, dims, sizes, requested) -> str:
         return f"argument {parameters[i]}" + tree_util.keystr(path[1:])
 
     def type_str(x):
-        return api.abstractify(x).str_short()
+        aval = api.abstractify(x)
+        return f"{aval.dtype.name}[{','.join(map(str, aval.shape))}]"
 
     paths = [f"{arg_name(p)} of type {type_str(x)}" for p, x in tree_util.tree_flatten_with_path(args)[0]]
     paths += [f"kwargs{tree_util.keystr(p)} of type {type_str(x)}"

@@ -24,3 +24,10 @@ class PassPipelineError(IraxError, ValueError):
 
 class ArtifactError(IraxError, ValueError):
     """A ``.vmfb`` that is corrupt, truncated or not an IREE module."""
+
+
+def unbound_axis_name(name, api_name) -> NameError:
+    """JAX's error for a collective over an axis name that no enclosing ``vmap`` binds: by evaluation or
+    lowering, every bound name has become a positional axis, so any name left is unbound."""
+    return NameError(f"Found an unbound axis name: {name}. To fix this, please call {api_name} under "
+                     "`jax.shard_map`.")

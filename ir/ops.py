@@ -132,6 +132,8 @@ declare("rev", 1, S.rev, Param("dimensions", P.INTS), doc="Reverses the given ax
 declare("pad", 2, S.pad, Param("padding_config", P.PairsKind(3)),
         doc="Pads with (low, high, interior) per axis; negative low/high crop.")
 declare("concatenate", VARIADIC, S.concatenate, Param("dimension", P.INT), doc="Joins along an axis.")
+declare("split", 1, S.split, Param("sizes", P.INTS), Param("axis", P.INT),
+        doc="Cuts into consecutive pieces of the given sizes along an axis (one result per piece).")
 declare("stack", VARIADIC, S.stack, Param("axis", P.INT), doc="Joins equal-shaped operands along a new axis.")
 declare("slice", 1, S.slice_rule, Param("start_indices", P.INTS), Param("limit_indices", P.INTS),
         Param("strides", P.Optional(P.INTS)), doc="Static strided slice.")
@@ -183,6 +185,20 @@ declare("checkpoint", VARIADIC, None, Param("callee", P.SYMBOL), Param("differen
             "saves (jax.checkpoint). policy is its printed form: None, DotsSaveable(...), SaveOnlyTheseNames(...).")
 declare("name", 1, lambda primitive, avals_in, *, name: list(avals_in), Param("name", P.STR),
         doc="The identity, naming its value for checkpoint policies.")
+
+# Collectives over named axes (vmap's axis_name). Under vmap a name becomes a positional axis (psum) or other ops
+# (all_gather, reduce_scatter, axis_index); a name left by evaluation or lowering is unbound (NameError).
+for _name in ("psum", "pmax", "pmin"):
+    declare(_name, 1, S.collective_reduce(NUMBER if _name == "psum" else ANY), Param("axes", P.AXES),
+            Param("axis_index_groups", P.NONE),
+            doc=f"All-reduce ({_name[1:]}) over axes: axis names and positional axes (reduced as reduce_{_name[1:]}).")
+declare("all_gather", 1, S.all_gather, Param("all_gather_dimension", P.INT), Param("axis_name", P.AXES),
+        Param("axis_index_groups", P.NONE), Param("axis_size", P.INT), Param("tiled", P.BOOL),
+        doc="Every example's operand along the named axes, stacked (tiled: concatenated) at all_gather_dimension.")
+declare("reduce_scatter", 1, S.reduce_scatter, Param("axis_name", P.AXES), Param("scatter_dimension", P.INT),
+        Param("axis_index_groups", P.NONE), Param("axis_size", P.INT), Param("tiled", P.BOOL),
+        doc="psum over the named axes, each example keeping its slice of scatter_dimension (lax.psum_scatter).")
+declare("axis_index", 0, S.axis_index, Param("axis_name", P.STR), doc="The example's index along a named axis.")
 
 TRIVIAL_PRINT_NAMES = {"pjit": "jit", "checkpoint": "remat2"}
 # Ops that call a function of the module: the callee takes their first operands, and prints as this param.

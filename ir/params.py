@@ -62,6 +62,30 @@ class StrKind(ParamKind):
         return isinstance(attr, ir.StringAttr)
 
 
+class AxesKind(ParamKind):
+    """A collective's axes: axis names (str) and positional axes (int) in one tuple, as JAX's ``psum`` takes
+    them (vmap rewrites its own name into a positional axis). Prints as the tuple does: ``('i', 0)``."""
+
+    def encode(self, value):
+        attrs = []
+        for v in value:
+            if isinstance(v, str):
+                attrs.append(ir.StringAttr.get(v))
+            elif isinstance(v, (int, np.integer)):
+                attrs.append(ir.IntegerAttr.get(ir.IntegerType.get_signless(64), int(v)))
+            else:
+                raise TypeError(f"irax's axis names are strings, got {v!r}")
+        return ir.ArrayAttr.get(attrs)
+
+    def decode(self, attr):
+        return tuple(ir.StringAttr(a).value if isinstance(a, ir.StringAttr) else ir.IntegerAttr(a).value
+                     for a in ir.ArrayAttr(attr))
+
+    def check(self, attr):
+        return isinstance(attr, ir.ArrayAttr) and all(isinstance(a, (ir.StringAttr, ir.IntegerAttr))
+                                                      for a in ir.ArrayAttr(attr))
+
+
 def _encode_ints(values):
     """``array<i64: ...>``; if some are NumPy ints, ``[1 : i64, 2 : si64]`` with those as ``si64``.
 
@@ -250,3 +274,4 @@ DOT_DIMS = DotDimsKind()
 SYMBOL = SymbolKind()
 SCALAR = ScalarKind()
 NONE = Fixed(None)
+AXES = AxesKind()

@@ -267,6 +267,16 @@ def concatenate(name, avals_in, *, dimension):
     return [ShapedArray(shape, first.dtype, _all_weak(avals_in))]
 
 
+def split(name, avals_in, *, sizes, axis):
+    x, = avals_in
+    if any(s < 0 for s in sizes):
+        raise ValueError(f"Sizes passed to split must be nonnegative, got {list(sizes)}")
+    if x.shape[axis] != np.sum(sizes):
+        raise ValueError(f"Sum of sizes {np.sum(sizes)} must be equal to dimension {axis} of the operand shape "
+                         f"{list(x.shape)}")
+    return [ShapedArray(x.shape[:axis] + (int(s),) + x.shape[axis + 1:], x.dtype, x.weak_type) for s in sizes]
+
+
 def stack(name, avals_in, *, axis):
     if not avals_in:
         raise TypeError("stack requires at least one operand")
@@ -358,3 +368,59 @@ def dot_general(name, avals_in, *, dimension_numbers, precision=None, preferred_
 
 def literal(name, avals_in, *, value, weak_type=None):
     return [ShapedArray(np.shape(value), np.asarray(value).dtype, bool(weak_type))]
+
+
+# --- collectives over named axes ---------------------------------------------------------------------
+
+def split_axes(axes):
+    """``(names, positional axes)`` of a collective's ``axes``, each in its given order."""
+    return tuple(a for a in axes if not isinstance(a, int)), tuple(a for a in axes if isinstance(a, int))
+
+
+def collective_reduce(kinds):
+    """``psum``/``pmax``/``pmin`` reduce the positional axes; over a named axis each example keeps its shape.
+    The result is never weakly typed: JAX's abstract eval builds a fresh ShapedArray."""
+    positional = reduce(kinds)
+
+    def rule(name, avals_in, *, axes, axis_index_groups=None):
+        out, = positional(name, avals_in, axes=split_axes(axes)[1])
+        return [out.update(weak_type=False)]
+    return rule
+
+
+def _check_collective_dim(dim, ndim):
+    if not 0 <= dim < ndim:
+        raise ValueError(f"axis {dim} is out of bounds for array of dimension {ndim}")
+
+
+def all_gather(name, avals_in, *, all_gather_dimension, axis_name, axis_size, tiled, axis_index_groups=None):
+    (x,) = avals_in
+    shape = list(x.shape)
+    _check_collective_dim(all_gather_dimension, x.ndim if tiled else x.ndim + 1)
+    if tiled:
+        shape[all_gather_dimension] *= axis_size
+    else:
+        shape.insert(all_gather_dimension, axis_size)
+    return [ShapedArray(tuple(shape), x.dtype, x.weak_type)]
+
+
+def reduce_scatter(name, avals_in, *, axis_name, scatter_dimension, axis_size, tiled, axis_index_groups=None):
+    (x,) = avals_in
+    _check_collective_dim(scatter_dimension, x.ndim)
+    shape = list(x.shape)
+    size = x.shape[scatter_dimension]
+    if tiled:
+        if size % axis_size != 0:
+            raise ValueError(f"tiled reduce_scatter operand scatter dimension size {size} must be divisible by "
+                             f"shard_count {axis_size}")
+        shape[scatter_dimension] = size // axis_size
+    else:
+        if size != axis_size:
+            raise ValueError(f"reduce_scatter operand scatter dimension size {size} must match shard count "
+                             f"{axis_size}")
+        del shape[scatter_dimension]
+    return [ShapedArray(tuple(shape), x.dtype, x.weak_type)]
+
+
+def axis_index(name, avals_in, *, axis_name):
+    return [ShapedArray((), np.dtype(np.int32))]

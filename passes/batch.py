@@ -17,7 +17,7 @@ import numpy as np
 from irax.ir.dialect import decode_params
 from irax.ir.jaxpr_view import body_ops, num_consts
 from irax.ir.mlir import ir
-from irax.ir.ops import OPS
+from irax.ir.ops import CALL_BODY_PARAMS, OPS
 
 from . import funcs
 from .builder import Builder, aval
@@ -167,7 +167,8 @@ def batch_pass(module, func="main", in_axes="0", axis_size=None, out_axes="0", a
     if axis_size is None:
         raise ValueError("jaxpr-batch: give axis_size, the size of the mapped axis")
     out = _parse_axes(out_axes)
-    batch_function(module, source, dims + [None] * num_consts(source), int(axis_size), f"{func}_batched", out_dims=out, axis_name=axis_name)
+    batch_function(module, source, dims + [None] * num_consts(source), int(axis_size), f"{func}_batched",
+                   out_dims=out, axis_name=axis_name)
 
 
 def unbatched_shape(shape, dim):
@@ -205,7 +206,7 @@ def batch_function(module, source, in_dims, axis_size, name, *, out_dims=None, a
         operands = [env[v] for v in op.operands]
         operand_dims = [dims[v] for v in operands]
         primitive = op.name[len("jaxpr."):]
-        if all(d is None for d in operand_dims) and not _names_axis(primitive, op, axis_name):
+        if all(d is None for d in operand_dims) and not _names_axis(module, op, axis_name):
             clone = op.clone(ip=ip)
             for i, v in enumerate(operands):
                 clone.operands[i] = v
@@ -237,12 +238,27 @@ def batch_function(module, source, in_dims, axis_size, name, *, out_dims=None, a
     return new, out_value_dims
 
 
-def _names_axis(primitive, op, axis_name) -> bool:
-    param = AXIS_NAME_PARAMS.get(primitive)
-    if param is None or axis_name is None:
+def _names_axis(module, op, axis_name, seen=None) -> bool:
+    """Whether ``op`` is a collective over ``axis_name``, or calls a function containing one (which must
+    then be batched even when no operand is)."""
+    if axis_name is None:
         return False
-    names = decode_params(OPS[primitive], op)[param]
-    return axis_name in (names if isinstance(names, tuple) else (names,))
+    primitive = op.name[len("jaxpr."):]
+    param = AXIS_NAME_PARAMS.get(primitive)
+    if param is not None:
+        names = decode_params(OPS[primitive], op)[param]
+        return axis_name in (names if isinstance(names, tuple) else (names,))
+    if primitive not in CALL_BODY_PARAMS:
+        return False
+    seen = set() if seen is None else seen
+    for attr in op.attributes:
+        if attr.endswith("callee"):
+            name = ir.FlatSymbolRefAttr(op.attributes[attr]).value
+            if name not in seen:
+                seen.add(name)
+                if any(_names_axis(module, inner, axis_name, seen) for inner in body_ops(funcs.lookup(module, name))):
+                    return True
+    return False
 
 
 def batch_call(b, callee, args, dims, out_dims=None):

@@ -3,11 +3,17 @@
 
 A rule binds the same primitives in the same order as JAX's, with the same
 Python or NumPy integers in their params, which is what makes
-``make_jaxpr(vmap(f))`` print JAX's text.
+``make_jaxpr(vmap(f))`` print JAX's text. The exceptions: ``stack`` is irax's
+own primitive, and ``dynamic_slice``/``dynamic_update_slice``, which JAX turns
+into gather/scatter, stay themselves or, with batched starts, become rotations
+selected per example (irax has no gather or scatter).
 """
 from __future__ import annotations
 
-from .batch import BATCH_RULES, ZERO_IF_MAPPED, batch_call, defbroadcasting, defreducer, defvectorized
+import numpy as np
+
+from .batch import (BATCH_RULES, ZERO_IF_MAPPED, batch_call, canonicalize_axis, defbroadcasting, defreducer,
+                    defvectorized, unbatched_shape)
 from .builder import aval
 from .funcs import lookup
 
@@ -38,6 +44,15 @@ def _add_any_batch(b, args, dims):
 
 BATCH_RULES["add_any"] = _add_any_batch
 
+
+def _split_batch(b, args, dims, *, sizes, axis):
+    (operand,), (bdim,) = args, dims
+    outs = b.bind("split", operand, sizes=sizes, axis=axis + 1 if axis >= bdim else axis)
+    return outs, [bdim] * len(sizes)
+
+
+BATCH_RULES["split"] = _split_batch
+
 # --- reductions ---------------------------------------------------------------------------------------
 
 defreducer("reduce_sum", "reduce_max", "reduce_min", "reduce_prod", "reduce_and", "reduce_or", "reduce_xor",
@@ -63,3 +78,321 @@ def _checkpoint_batch(b, args, dims, *, callee, **params):
 
 
 BATCH_RULES["checkpoint"] = _checkpoint_batch
+
+# --- select and clamp ---------------------------------------------------------------------------------
+
+
+def _lax_broadcast(b, x, sizes):
+    """``lax.broadcast``: leading axes of ``sizes``, the operand's axes numbered with Python ints (unlike
+    ``b.broadcast``, JAX's ``batching.broadcast``, whose are NumPy's)."""
+    if not sizes:
+        return x
+    shape = aval(x).shape
+    dims = tuple(range(len(sizes), len(sizes) + len(shape)))
+    return b.broadcast_in_dim(x, shape=tuple(sizes) + shape, broadcast_dimensions=dims)
+
+
+def _select_n_batch(b, args, dims):
+    which, *cases = args
+    which_bdim, *case_bdims = dims
+    which_shape, case_shape = aval(which).shape, aval(cases[0]).shape
+    if all(which_bdim == d for d in case_bdims):  # avoid transposes and broadcasts in the special cases
+        if which_shape == case_shape:
+            return b.select_n(which, *cases), which_bdim
+        which = b.broadcast_in_dim(which, shape=case_shape, broadcast_dimensions=(which_bdim,))
+        return b.select_n(which, *cases), which_bdim
+    if not which_shape and all(d is not None for d in case_bdims):
+        if all(case_bdims[0] == d for d in case_bdims[1:]):
+            return b.select_n(which, *cases), case_bdims[0]
+        if all(case_shape == aval(c).shape for c in cases):
+            bdim = case_bdims[0]
+            others = [b.moveaxis(c, d, bdim) for c, d in zip(cases[1:], case_bdims[1:])]
+            return b.select_n(which, cases[0], *others), bdim
+    which = b.bdim_at_front(which, which_bdim) if which_shape else which
+    if not all(aval(c).shape == () for c in cases):
+        cases = [b.bdim_at_front(c, d) for c, d in zip(cases, case_bdims)]
+    ndim_which, case_shape = len(aval(which).shape), aval(cases[0]).shape
+    if 0 < ndim_which < len(case_shape):  # the vmapped function had a scalar ``which`` with nonscalar cases
+        which = b.broadcast_in_dim(which, shape=case_shape, broadcast_dimensions=(0,))
+    if ndim_which > len(case_shape):
+        cases = [b.broadcast_in_dim(c, shape=aval(which).shape, broadcast_dimensions=()) for c in cases]
+    return b.select_n(which, *cases), 0
+
+
+def _ndim(x):
+    return len(aval(x).shape)
+
+
+def _clamp_batch(b, args, dims):
+    (lo, x, hi), (lo_bdim, x_bdim, hi_bdim) = args, dims
+    if lo_bdim == x_bdim == hi_bdim:  # avoid transposes and broadcasts in the special cases
+        if aval(lo).shape == aval(x).shape == aval(hi).shape or _ndim(lo) == _ndim(hi) == 0:
+            return b.clamp(lo, x, hi), x_bdim
+        if _ndim(lo) == _ndim(hi) == 1:
+            lo = b.broadcast_in_dim(lo, shape=aval(x).shape, broadcast_dimensions=(lo_bdim,))
+            hi = b.broadcast_in_dim(hi, shape=aval(x).shape, broadcast_dimensions=(hi_bdim,))
+            return b.clamp(lo, x, hi), x_bdim
+    elif _ndim(lo) == 0 and _ndim(hi) == 0 and x_bdim is not None:
+        return b.clamp(lo, x, hi), x_bdim
+    lo = b.bdim_at_front(lo, lo_bdim) if _ndim(lo) else lo
+    hi = b.bdim_at_front(hi, hi_bdim) if _ndim(hi) else hi
+    x = b.bdim_at_front(x, x_bdim) if _ndim(x) else x
+    if _ndim(lo) == 0 and _ndim(x) > 0:
+        lo = _lax_broadcast(b, lo, aval(x).shape)
+    if _ndim(hi) == 0 and _ndim(x) > 0:
+        hi = _lax_broadcast(b, hi, aval(x).shape)
+    if 0 < _ndim(lo) < _ndim(x):
+        lo = b.broadcast_in_dim(lo, shape=aval(x).shape, broadcast_dimensions=(0,))
+    if 0 < _ndim(hi) < _ndim(x):
+        hi = b.broadcast_in_dim(hi, shape=aval(x).shape, broadcast_dimensions=(0,))
+    if _ndim(lo) > _ndim(x):
+        x = _lax_broadcast(b, x, aval(lo).shape)
+    if _ndim(hi) > _ndim(x):  # not in JAX's rule, which fails here (a shared scalar x, only max batched)
+        x = _lax_broadcast(b, x, aval(hi).shape)
+    return b.clamp(lo, x, hi), 0
+
+
+BATCH_RULES["select_n"] = _select_n_batch
+BATCH_RULES["clamp"] = _clamp_batch
+
+# --- shapes -------------------------------------------------------------------------------------------
+
+
+def _broadcast_in_dim_batch(b, args, dims, *, shape, broadcast_dimensions, sharding):
+    (operand,), (bdim,) = args, dims
+    operand = b.moveaxis(operand, bdim, 0)
+    return b.broadcast_in_dim(operand, shape=(aval(operand).shape[0],) + tuple(shape),
+                              broadcast_dimensions=(0,) + tuple(np.add(1, broadcast_dimensions))), 0
+
+
+def _reshape_batch(b, args, dims, *, new_sizes, dimensions, sharding):
+    (operand,), (bdim,) = args, dims
+    operand = b.moveaxis(operand, bdim, 0)
+    new_sizes = aval(operand).shape[:1] + tuple(new_sizes)
+    if aval(operand).shape == new_sizes:  # as lax.reshape, which binds nothing then
+        return operand, 0
+    return b.reshape(operand, new_sizes=new_sizes, dimensions=None), 0
+
+
+def _squeeze_batch(b, args, dims, *, dimensions):
+    """Squeezes after moving the batch to the front, as JAX's; ``lax.squeeze`` makes the axes Python ints."""
+    (operand,), (bdim,) = args, dims
+    operand = b.moveaxis(operand, bdim, 0)
+    dimensions = tuple(sorted(int(d) for d in np.add(1, dimensions)))
+    return (b.squeeze(operand, dimensions=dimensions) if dimensions else operand), 0
+
+
+def _transpose_batch(b, args, dims, *, permutation):
+    (operand,), (bdim,) = args, dims
+    perm = (bdim,) + tuple(i if i < bdim else i + 1 for i in permutation)
+    if perm == tuple(range(len(perm))):  # as lax.transpose, which binds nothing then
+        return operand, 0
+    return b.transpose(operand, permutation=perm), 0
+
+
+def _rev_batch(b, args, dims, *, dimensions):
+    (operand,), (bdim,) = args, dims
+    return b.rev(operand, dimensions=tuple(i + 1 if i >= bdim else i for i in dimensions)), bdim
+
+
+def _pad_batch(b, args, dims, *, padding_config):
+    (operand, padding_value), (operand_bdim, padding_value_bdim) = args, dims
+    if operand_bdim is None:
+        operand_bdim = 0
+        operand = _lax_broadcast(b, operand, (aval(padding_value).shape[padding_value_bdim],))
+    padding_config = list(padding_config)
+    padding_config.insert(operand_bdim, (0, 0, 0))
+    padding_config = tuple(padding_config)
+    if padding_value_bdim is None:
+        return b.pad(operand, padding_value, padding_config=padding_config), operand_bdim
+    x = b.pad(operand, 0, padding_config=padding_config)
+    mask = b.pad(b.full(aval(operand).shape, np.bool_, True), False, padding_config=padding_config)
+    broadcasted_padding = b.broadcast_in_dim(padding_value, shape=aval(x).shape, broadcast_dimensions=(operand_bdim,))
+    return b.select_n(mask, broadcasted_padding, x), operand_bdim
+
+
+def _concatenate_batch(b, args, dims, *, dimension):
+    operands = [b.moveaxis(x, d, 0) if d is not None else _lax_broadcast(b, x, (b.axis_size,))
+                for x, d in zip(args, dims)]
+    if len(operands) == 1:  # as lax.concatenate, which binds nothing then
+        return operands[0], 0
+    return b.concatenate(*operands, dimension=dimension + 1), 0
+
+
+def _stack_batch(b, args, dims, *, axis):
+    """irax's own primitive: the operands meet at the first batched one's batch dimension, where stacking
+    leaves the batch axis of the result without a transpose."""
+    bdim = next(d for d in dims if d is not None)
+    operands = [b.matchaxis(x, d, bdim) for x, d in zip(args, dims)]
+    if axis <= bdim:
+        return b.stack(*operands, axis=axis), bdim + 1
+    return b.stack(*operands, axis=axis + 1), bdim
+
+
+BATCH_RULES.update(broadcast_in_dim=_broadcast_in_dim_batch, reshape=_reshape_batch, squeeze=_squeeze_batch,
+                   transpose=_transpose_batch, rev=_rev_batch, pad=_pad_batch, concatenate=_concatenate_batch,
+                   stack=_stack_batch)
+
+# --- slicing ------------------------------------------------------------------------------------------
+
+
+def _slice_batch(b, args, dims, *, start_indices, limit_indices, strides):
+    (operand,), (bdim,) = args, dims
+    start, limit = list(start_indices), list(limit_indices)
+    start.insert(bdim, 0)
+    limit.insert(bdim, aval(operand).shape[bdim])
+    if strides is not None:
+        strides = list(strides)
+        strides.insert(bdim, 1)
+        strides = tuple(strides)
+    return b.slice(operand, start_indices=tuple(start), limit_indices=tuple(limit), strides=strides), bdim
+
+
+def _index_dtype(starts):
+    return next((aval(i).dtype for i in starts if not isinstance(i, int)), np.dtype(np.int32))
+
+
+def _dynamic_slice_at(b, operand, bdim, starts, slice_sizes):
+    """``dynamic_slice`` of an operand batched at ``bdim`` (or not) by unbatched ``starts`` (Python 0s too):
+    the batch axis is sliced whole from 0, in the other starts' dtype (StableHLO wants them all alike)."""
+    starts, slice_sizes = list(starts), list(slice_sizes)
+    if bdim is not None:
+        starts.insert(bdim, 0)
+        slice_sizes.insert(bdim, aval(operand).shape[bdim])
+    dtype = _index_dtype(starts)
+    starts = [b.literal(i, dtype) if isinstance(i, int) else i for i in starts]
+    return b.dynamic_slice(operand, *starts, slice_sizes=tuple(slice_sizes))
+
+
+def _rotations(b, xs, axis, start, limit, left):
+    """``xs`` (arrays of one shape, batch at 0) each rotated left or right along ``axis`` by ``start`` (one per
+    example, or shared) clamped into ``[0, limit]`` as the slicing primitives clamp it. It stands in for the
+    gather/scatter of JAX's rules, which irax lacks: a barrel shifter, one static rotation per bit of the
+    start chosen per example by ``select_n``, so ``log2(limit)`` steps of whole-array work, exact for every
+    dtype since it only moves elements."""
+    limit = min(limit, int(np.iinfo(aval(start).dtype).max))  # a bound past the dtype's range is no bound
+    start = b.clamp(0, start, limit)
+    shape = aval(xs[0]).shape
+    n = shape[axis]
+    bit = 1
+    while bit <= limit and bit < n:
+        which = b.ne(b.bind("and", start, bit)[0], 0)
+        if aval(start).shape:
+            which = b.broadcast_in_dim(which, shape=shape, broadcast_dimensions=(0,))
+        cut = bit if left else n - bit
+        xs = [b.select_n(which, x, b.concatenate(_slice_axis(b, x, axis, cut, n), _slice_axis(b, x, axis, 0, cut),
+                                                 dimension=axis)) for x in xs]
+        bit *= 2
+    return xs
+
+
+def _slice_axis(b, x, axis, start, limit):
+    shape = aval(x).shape
+    return b.slice(x, start_indices=tuple(start if i == axis else 0 for i in range(len(shape))),
+                   limit_indices=tuple(limit if i == axis else d for i, d in enumerate(shape)), strides=None)
+
+
+def _dynamic_slice_batch(b, args, dims, *, slice_sizes):
+    """Unbatched starts keep one ``dynamic_slice`` (the batch axis sliced whole). Batched starts (JAX gathers)
+    slice the unbatched starts' axes first, then rotate each batched start's axis by its clamped start
+    (``_rotations``) and cut the slice statically."""
+    operand, *starts = args
+    operand_bdim, *start_bdims = dims
+    if all(d is None for d in start_bdims):
+        return _dynamic_slice_at(b, operand, operand_bdim, starts, slice_sizes), operand_bdim
+    shape = unbatched_shape(aval(operand).shape, operand_bdim)
+    sizes = [m if d is None else n for m, n, d in zip(slice_sizes, shape, start_bdims)]
+    if tuple(sizes) != shape:
+        operand = _dynamic_slice_at(b, operand, operand_bdim,
+                                    [i if d is None else 0 for i, d in zip(starts, start_bdims)], sizes)
+    x = b.bdim_at_front(operand, operand_bdim)
+    for axis, (start, d, m, n) in enumerate(zip(starts, start_bdims, slice_sizes, shape)):
+        if d is not None:
+            (x,) = _rotations(b, [x], axis + 1, start, n - m, left=True)
+            if m < n:
+                x = _slice_axis(b, x, axis + 1, 0, m)
+    return x, 0
+
+
+def _dynamic_update_slice_batch(b, args, dims):
+    """Unbatched starts keep one ``dynamic_update_slice`` (operand and update meet at one batch axis, written
+    whole from 0). Batched starts (JAX scatters): the update, padded to the operand's shape, and a mask of
+    where it lies are rotated into place (``_rotations``) and selected over the operand."""
+    operand, update, *starts = args
+    operand_bdim, update_bdim, *start_bdims = dims
+    if all(d is None for d in start_bdims):
+        bdim = update_bdim if operand_bdim is None else operand_bdim
+        operand, update = b.matchaxis(operand, operand_bdim, bdim), b.matchaxis(update, update_bdim, bdim)
+        starts = list(starts)
+        starts.insert(bdim, 0)
+        dtype = _index_dtype(starts)
+        starts = [b.literal(i, dtype) if isinstance(i, int) else i for i in starts]
+        return b.dynamic_update_slice(operand, update, *starts), bdim
+    x, update = b.bdim_at_front(operand, operand_bdim), b.bdim_at_front(update, update_bdim)
+    shape, update_shape = aval(x).shape[1:], aval(update).shape[1:]
+    config = ((0, 0, 0),) + tuple((0, n - m, 0) for m, n in zip(update_shape, shape))
+    mask = b.pad(b.full(aval(update).shape, np.bool_, True), False, padding_config=config)
+    update = b.pad(update, 0, padding_config=config)
+    for axis, (start, m, n) in enumerate(zip(starts, update_shape, shape)):
+        if m < n:
+            update, mask = _rotations(b, [update, mask], axis + 1, start, n - m, left=False)
+    return b.select_n(mask, x, update), 0
+
+
+BATCH_RULES.update(slice=_slice_batch, dynamic_slice=_dynamic_slice_batch,
+                   dynamic_update_slice=_dynamic_update_slice_batch)
+
+# --- dot_general --------------------------------------------------------------------------------------
+
+
+def _dot_general_batch_dim_nums(ndims, batch_dims, dimension_numbers):
+    """The batched op's dimension numbers and its result's batch dimension (JAX's function of this name)."""
+    lhs_ndim, rhs_ndim = ndims
+    lbd, rbd = batch_dims
+    (lhs_contract, rhs_contract), (lhs_batch, rhs_batch) = dimension_numbers
+
+    def bump_dims(dims, bd):
+        return tuple(np.add(dims, np.greater_equal(dims, bd)))
+
+    if lbd is not None and rbd is not None:  # the mapped axes become a new (first) batch dimension
+        lhs_batch = (lbd,) + bump_dims(lhs_batch, lbd)
+        rhs_batch = (rbd,) + bump_dims(rhs_batch, rbd)
+        lhs_contract = bump_dims(lhs_contract, lbd)
+        rhs_contract = bump_dims(rhs_contract, rbd)
+        result_batch_dim = 0
+    elif rbd is None:  # the left mapped axis becomes a free (tensor) dimension
+        lhs_tensor = [d for d in range(lhs_ndim) if d not in lhs_batch and d not in lhs_contract]
+        result_batch_dim = len(lhs_batch) + int(sum(np.less(lhs_tensor, lbd)))
+        lhs_batch = bump_dims(lhs_batch, lbd)
+        lhs_contract = bump_dims(lhs_contract, lbd)
+    else:
+        rhs_tensor = [d for d in range(rhs_ndim) if d not in rhs_batch and d not in rhs_contract]
+        result_batch_dim = lhs_ndim - len(lhs_contract) + int(sum(np.less(rhs_tensor, rbd)))
+        rhs_batch = bump_dims(rhs_batch, rbd)
+        rhs_contract = bump_dims(rhs_contract, rbd)
+    return ((lhs_contract, rhs_contract), (lhs_batch, rhs_batch)), result_batch_dim
+
+
+def _dot_general_batch(b, args, dims, *, dimension_numbers, precision, preferred_element_type):
+    """As JAX's; the NumPy ints of the new dimension numbers become Python ints in the attribute, as
+    ``lax.dot_general`` makes them."""
+    (lhs, rhs), (lbd, rbd) = args, dims
+    dimension_numbers, result_stack_dim = _dot_general_batch_dim_nums(
+        (len(aval(lhs).shape), len(aval(rhs).shape)), (lbd, rbd), dimension_numbers)
+    out = b.dot_general(lhs, rhs, dimension_numbers=dimension_numbers, precision=precision,
+                        preferred_element_type=preferred_element_type)
+    return out, canonicalize_axis(result_stack_dim, len(aval(out).shape))
+
+
+BATCH_RULES["dot_general"] = _dot_general_batch
+
+# --- cumulative reductions ----------------------------------------------------------------------------
+
+
+def _cumulative_batch(b, args, dims, *, axis, reverse):
+    (operand,), (bdim,) = args, dims
+    return b.same(operand, axis=axis if axis < bdim else axis + 1, reverse=reverse), bdim
+
+
+for _name in ("cumsum", "cumprod", "cummax", "cummin", "cumlogsumexp"):
+    BATCH_RULES[_name] = _cumulative_batch

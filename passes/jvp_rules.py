@@ -32,7 +32,7 @@ defjvp_zero("sign", "floor", "ceil", "round", "is_finite", "not", "and", "or", "
 # --- linear -----------------------------------------------------------------------------------------
 
 for _name in ("neg", "reduce_sum", "reshape", "squeeze", "transpose", "rev", "pad", "concatenate", "stack",
-              "real", "imag", "complex", "conj", "cumsum", "add_any", "slice"):
+              "real", "imag", "complex", "conj", "cumsum", "add_any", "slice", "split"):
     deflinear(_name)
 
 
@@ -402,3 +402,11 @@ def _spread(values, mask):
 
 JVP_RULES["pjit"] = JVP_RULES["checkpoint"] = _call_jvp
 deflinear("name")
+
+# --- collectives over named axes ----------------------------------------------------------------------
+
+for _name in ("psum", "all_gather", "reduce_scatter"):
+    deflinear(_name)
+for _name in ("pmax", "pmin"):  # JAX has no JVP rule for them
+    JVP_RULES[_name] = _raising(f"Differentiation rule for '{_name}' not implemented")
+defjvp_zero("axis_index")

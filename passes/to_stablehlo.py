@@ -10,11 +10,12 @@ import numpy as np
 
 from irax.ir import avals as A
 from irax.ir.dialect import aval_of_type, decode_params, tensor_type
+from irax.ir.errors import unbound_axis_name
 from irax.ir.jaxpr_view import body_ops
 from irax.ir.mlir import ir
 from irax.ir.params import dense_attr
 from irax.ir.ops import OPS
-from irax.ir.shapes import issubdtype
+from irax.ir.shapes import issubdtype, split_axes
 from irax.passes import f64_math
 
 LOWERINGS: dict = {}
@@ -63,8 +64,8 @@ def _attr(value):
         return ir.Attribute.parse(value)
     if isinstance(value, bool):
         return ir.BoolAttr.get(value)
-    if isinstance(value, int):
-        return ir.IntegerAttr.get(ir.IntegerType.get_signless(64), value)
+    if isinstance(value, (int, np.integer)):  # NumPy ints come from batching rules, as in JAX's params
+        return ir.IntegerAttr.get(ir.IntegerType.get_signless(64), int(value))
     if isinstance(value, (tuple, list)):
         return ir.DenseI64ArrayAttr.get([int(v) for v in value])
     raise TypeError(f"cannot make an attribute of {value!r}")
@@ -373,6 +374,17 @@ def _concatenate(ctx, *xs, dimension):
     return ctx.emit1("stablehlo.concatenate", list(xs), dimension=dimension)
 
 
+@lowering("split")
+def _split(ctx, x, *, sizes, axis):
+    starts, limits, outs = [0] * len(ctx.result_avals[0].shape), list(aval_of_type(x.type).shape), []
+    for out in ctx.result_avals:
+        limits[axis] = starts[axis] + out.shape[axis]
+        outs.append(ctx.emit1("stablehlo.slice", [x], tensor_type(out.shape, out.dtype), start_indices=list(starts),
+                              limit_indices=list(limits), strides=[1] * len(starts)))
+        starts[axis] = limits[axis]
+    return outs
+
+
 @lowering("stack")
 def _stack(ctx, *xs, axis):
     out = ctx.result_avals[0]
@@ -449,6 +461,28 @@ def _init_value(init, dtype):
     return value
 
 
+@lowering("psum", "pmax", "pmin")
+def _allreduce(ctx, x, *, axes, axis_index_groups):
+    """Positional axes reduce as ``reduce_<op>`` (JAX's lowering does the same); a name is unbound here."""
+    names, positional = split_axes(axes)
+    if names:
+        raise unbound_axis_name(names[0], "psum")
+    if not positional:
+        return x
+    body, init = _REDUCERS["reduce_" + ctx.op.name[len("jaxpr.p"):]]
+    return reduce(ctx, x, positional, body, _init_value(init, aval_of_type(x.type).dtype))
+
+
+def _unbound_collective(api_name):
+    def lower(ctx, *operands, axis_name, **params):
+        raise unbound_axis_name(axis_name if isinstance(axis_name, str) else axis_name[0], api_name)
+    return lower
+
+
+for _name in ("all_gather", "reduce_scatter", "axis_index"):
+    LOWERINGS[_name] = _unbound_collective(_name)
+
+
 @lowering("argmax", "argmin")
 def _argminmax(ctx, x, *, axes, index_dtype):
     """A two-operand reduce over (value, index); NaN wins and ties keep the lower index."""
@@ -466,7 +500,9 @@ def _argminmax(ctx, x, *, axes, index_dtype):
     vt, it = tensor_type((), aval.dtype), tensor_type((), idx_dtype)
     block = ctx.region_block(op, [vt, it, vt, it])
     _argminmax_body(ctx, block, vt, it, aval.dtype, is_max)
-    return op.results[1]
+    # IREE 3.13 fails to compile ("linalg.yield ... expected number of yield values") when it fuses this
+    # two-result reduce with a transposing consumer; a barrier keeps them in separate dispatches.
+    return ctx.emit("stablehlo.optimization_barrier", [op.results[1]], [op.results[1].type]).results[0]
 
 
 def _argminmax_body(ctx, block, vt, it, dtype, is_max):

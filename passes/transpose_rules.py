@@ -10,6 +10,8 @@ import functools
 
 import numpy as np
 
+from irax.ir.shapes import split_axes
+
 from . import ad_util as U
 from .builder import aval
 from .transpose import TRANSPOSE_RULES, is_undefined
@@ -169,20 +171,14 @@ def _slice_transpose(b, ct, operand, *, start_indices, limit_indices, strides):
 
 
 def _concatenate_transpose(b, ct, *operands, dimension):
-    """JAX splits ct with ``split``, which irax has no primitive for; this is JAX's rule from before ``split``
-    existed: one static slice of ct per linear operand."""
-    sizes = [_operand_aval(o).shape[dimension] for o in operands]
-    shape = aval(ct).shape
-    cts, start = [], 0
-    for o, size in zip(operands, sizes):
-        if is_undefined(o):
-            starts = tuple(start if d == dimension else 0 for d in range(len(shape)))
-            limits = tuple(start + size if d == dimension else n for d, n in enumerate(shape))
-            cts.append(b.slice(ct, start_indices=starts, limit_indices=limits, strides=None))
-        else:
-            cts.append(None)
-        start += size
-    return cts
+    """One ``split`` of ct; the pieces of operands that are not linear are dropped."""
+    pieces = b.bind("split", ct, sizes=tuple(_operand_aval(o).shape[dimension] for o in operands), axis=dimension)
+    return [p if is_undefined(o) else None for p, o in zip(pieces, operands)]
+
+
+def _split_transpose(b, cts, operand, *, sizes, axis):
+    """The pass gives a multi-result op every cotangent (zeros instantiated), a one-piece split its only one."""
+    return [b.concatenate(*(cts if isinstance(cts, list) else [cts]), dimension=axis)]
 
 
 def _stack_transpose(b, ct, *operands, axis):
@@ -228,6 +224,7 @@ def _dynamic_update_slice_transpose(b, ct, operand, update, *start_indices):
 
 TRANSPOSE_RULES.update({
     "pad": _pad_transpose, "slice": _slice_transpose, "concatenate": _concatenate_transpose,
+    "split": _split_transpose,
     "stack": _stack_transpose, "rev": lambda b, ct, x, *, dimensions: [b.rev(ct, dimensions=dimensions)],
     "real": lambda b, ct, x: [b.complex(ct, 0.0)], "imag": lambda b, ct, x: [b.complex(0.0, b.neg(ct))],
     "complex": _complex_transpose, "conj": _conj_transpose,
@@ -256,3 +253,28 @@ def _call_transpose(primitive, b, cts, *operands, callee, **params):
 TRANSPOSE_RULES["pjit"] = functools.partial(_call_transpose, "pjit")
 TRANSPOSE_RULES["checkpoint"] = functools.partial(_call_transpose, "checkpoint")
 TRANSPOSE_RULES["name"] = lambda b, ct, x, *, name: [ct]
+
+
+# --- collectives over named axes ----------------------------------------------------------------------
+
+def _psum_transpose(b, ct, x, *, axes, axis_index_groups):
+    """Positional axes transpose as reduce_sum's; JAX reads psum as psum + pbroadcast, so the named axes are
+    summed again (a psum with no axes left is still bound, as JAX binds it)."""
+    names, positional = split_axes(axes)
+    if positional:
+        ct, = _reduce_sum_transpose(b, ct, x, axes=positional, out_sharding=None)
+    return [b.psum(ct, axes=names, axis_index_groups=None)]
+
+
+def _all_gather_transpose(b, ct, x, *, all_gather_dimension, axis_name, axis_index_groups, axis_size, tiled):
+    return [b.reduce_scatter(ct, axis_name=axis_name, scatter_dimension=all_gather_dimension,
+                             axis_index_groups=None, axis_size=axis_size, tiled=tiled)]
+
+
+def _reduce_scatter_transpose(b, ct, x, *, axis_name, scatter_dimension, axis_index_groups, axis_size, tiled):
+    return [b.all_gather(ct, all_gather_dimension=scatter_dimension, axis_name=axis_name, axis_index_groups=None,
+                         axis_size=axis_size, tiled=tiled)]
+
+
+TRANSPOSE_RULES.update({"psum": _psum_transpose, "all_gather": _all_gather_transpose,
+                        "reduce_scatter": _reduce_scatter_transpose})

@@ -104,6 +104,42 @@ def test_jaxpr_transform_prints_each_autodiff_pass(tmp_path):
     assert "@main_jvp_lin_t" in out.stderr and out.stdout.startswith("{ lambda ; a:f32[3]. let")
 
 
+def test_jaxpr_transform_vmap_prints_jax_text(tmp_path):
+    path = tmp_path / "f.py"
+    path.write_text("import irax.numpy as jnp\n\ndef f(x, w):\n    return jnp.tanh(x @ w)\n")
+    out = run("jaxpr", f"{path}:f", "--arg", "f32[5,3]", "--arg", "f32[3,4]", "--transform", "vmap",
+              "--in-axes", "0,none")
+    assert out.returncode == 0, out.stderr
+    jax = pytest.importorskip("jax")
+    expected = jax.make_jaxpr(jax.vmap(lambda x, w: jax.numpy.tanh(x @ w), in_axes=(0, None)))(
+        jax.numpy.ones((5, 3)), jax.numpy.ones((3, 4)))
+    assert out.stdout.strip() == str(expected).strip()
+
+
+def test_jaxpr_transform_vmap_prints_the_batch_pass(tmp_path):
+    path = tmp_path / "f.py"
+    path.write_text("import irax.numpy as jnp\n\ndef f(x):\n    return jnp.sum(jnp.sin(x))\n")
+    out = run("jaxpr", f"{path}:f", "--arg", "f32[7,3]", "--transform", "vmap", "--print-ir-after-all")
+    assert out.returncode == 0, out.stderr
+    assert "IR Dump After jaxpr-batch" in out.stderr and "@main_batched" in out.stderr
+    assert "tensor<7x3xf32>" in out.stderr and out.stdout.startswith("{ lambda ; a:f32[7,3]. let")
+
+
+def test_opt_runs_the_batch_pass_on_a_file(tmp_path):
+    path = tmp_path / "f.mlir"
+    path.write_text(textwrap.dedent("""
+        func.func @f(%x: tensor<3xf32>, %y: tensor<3xf32>) -> tensor<3xf32> {
+          %0 = "jaxpr.mul"(%x, %y) : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+          return %0 : tensor<3xf32>
+        }
+    """))
+    out = run("opt", str(path), "--pass-pipeline",
+              "builtin.module(jaxpr-batch{func=f in_axes=1,none axis_size=5},jaxpr-verify)")
+    assert out.returncode == 0, out.stderr
+    assert "func.func @f_batched(%arg0: tensor<3x5xf32>, %arg1: tensor<3xf32>) -> tensor<5x3xf32>" in out.stdout
+    assert '"jaxpr.transpose"' in out.stdout and "(tensor<5x3xf32>, tensor<1x3xf32>)" in out.stdout
+
+
 def test_opt_runs_the_autodiff_passes_on_a_file(tmp_path):
     path = tmp_path / "f.mlir"
     path.write_text(textwrap.dedent("""

@@ -1,8 +1,8 @@
 """Every op of the dialect has a row in every rule table (structural ops handled by the drivers): NumPy rule,
-StableHLO lowering, JVP rule, and a transpose rule for each linear op."""
+StableHLO lowering, JVP rule, batching rule, and a transpose rule for each linear op."""
 from irax.backends import numpy_rules
 from irax.ir.ops import OPS
-from irax.passes import jvp, to_stablehlo, transpose
+from irax.passes import batch, jvp, to_stablehlo, transpose
 
 # Ops that the drivers handle themselves: the interpreter runs a call's callee (pjit, custom_jvp_call,
 # custom_vjp_call, checkpoint) and the tracer folds literals into operands.
@@ -24,6 +24,12 @@ def test_every_op_has_a_jvp_rule():
     assert not missing, f"ops without a JVP rule (or a zero one): {missing}"
 
 
+def test_every_op_has_a_batching_rule():
+    """Ops without operands (literal, iota) are never batched: the pass copies them."""
+    missing = sorted(op for op, d in OPS.items() if d.num_operands != 0 and op not in batch.BATCH_RULES)
+    assert not missing, f"ops without a batching rule: {missing}"
+
+
 def test_every_linear_op_has_a_transpose_rule():
     linear = jvp.LINEAR_OPS | {"add", "sub", "mul", "div", "dot_general", "broadcast_in_dim", "convert_element_type",
                                "select_n"}
@@ -32,7 +38,8 @@ def test_every_linear_op_has_a_transpose_rule():
 
 
 def test_rule_tables_name_only_declared_ops():
-    for table in (numpy_rules.RULES, to_stablehlo.LOWERINGS, jvp.JVP_RULES, transpose.TRANSPOSE_RULES):
+    for table in (numpy_rules.RULES, to_stablehlo.LOWERINGS, jvp.JVP_RULES, transpose.TRANSPOSE_RULES,
+                  batch.BATCH_RULES):
         assert set(table) <= set(OPS)
 
 

@@ -175,3 +175,11 @@ def test_complex_pad_compiles_and_matches_eager():
     np.testing.assert_array_equal(np.asarray(irax.jit(f)(z)), np.asarray(f(z)))
     grad = irax.jit(irax.grad(lambda r: jnp.sum(jnp.real(f(lax.complex(r, r))) * 3.0)))(np.ones(2, np.float32))
     np.testing.assert_array_equal(np.asarray(grad), [3.0, 3.0])
+
+
+def test_argmax_feeding_a_transpose_compiles():
+    """IREE 3.13 rejected a two-result reduce fused with a transposing consumer (what vmap(argmax) emits)."""
+    x = np.random.default_rng(0).random((5, 3, 4)).astype(np.float32)
+    out = irax.jit(lambda a: (irax.lax.argmax(a, 2, np.int32).T, irax.lax.argmin(a, 0, np.int32).T))(x)
+    np.testing.assert_array_equal(np.asarray(out[0]), x.argmax(2).T)
+    np.testing.assert_array_equal(np.asarray(out[1]), x.argmin(0).T)

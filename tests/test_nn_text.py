@@ -21,7 +21,6 @@ SHAPES = [(), (3,), (2, 3)]
 LITERAL = ("a Python float passed to a jit prints as its float32 value (0.20000000298023224), JAX keeps the "
            "Python value (0.2) for weakly typed scalar literals (frontend/core.py to_value/literal)")
 COPY = "jnp.array(tracer, dtype=...) binds `copy` in JAX; irax has no copy primitive (gelu(approximate=False))"
-SPLIT = "jnp.split binds the `split` primitive in JAX; irax slices (no split primitive)"
 ZERO_RES = ("grad through a nested jit on scalars: JAX makes the instantiated zero tangent of a literal a residual "
             "output (`in (g, 0.0:f32[])`); irax does not (passes)")
 WHERE_CONST = ("a NumPy `where=` mask used by both jnp.where and a reduction's where= becomes one constvar per use "
@@ -34,8 +33,6 @@ def _known(name, kw, shape, mode):
     """The reason a case still differs from JAX, or None."""
     if name == "gelu" and kw.get("approximate") is False:
         return COPY
-    if name == "glu":
-        return SPLIT
     if (name, kw) in (("leaky_relu", {"negative_slope": 0.2}),) or name == "selu":
         return LITERAL
     if mode == "grad" and name in ("elu", "sparse_plus", "hard_tanh") and shape == ():
@@ -120,7 +117,7 @@ EXTRA = [
     ("logsumexp_return_sign", lambda nn: (lambda x: nn.logsumexp(x, axis=1, return_sign=True)), _X, None),
     ("celu_alpha2", lambda nn: (lambda x: nn.celu(x, alpha=2.0)), _X, None),
     ("relu6_twice", lambda nn: (lambda x: nn.relu6(x) + nn.relu6(x)), _X, None),
-    ("glu_positional_axis", lambda nn: (lambda x: nn.glu(x, 0)), np.ones((4, 3), np.float32), SPLIT),
+    ("glu_positional_axis", lambda nn: (lambda x: nn.glu(x, 0)), np.ones((4, 3), np.float32), None),
     ("softmax_where", lambda nn: (lambda x: nn.softmax(x, where=_W)), _X, WHERE_CONST),
     ("logsumexp_where", lambda nn: (lambda x: nn.logsumexp(x, axis=1, where=_W)), _X, WHERE_CONST),
     ("logmeanexp_where", lambda nn: (lambda x: nn.logmeanexp(x, axis=1, where=_W)), _X, None),

@@ -63,12 +63,27 @@ def _arg_structs(specs):
     return structs
 
 
-def _transformed(fn, transform, structs):
+def _parse_in_axes(text, n_args):
+    """``--in-axes 0,none,1``: one entry per argument, or one for all."""
+    try:
+        axes = [None if t.strip().lower() == "none" else int(t) for t in (text or "0").split(",")]
+    except ValueError:
+        raise UsageError(f"--in-axes takes comma-separated integers or none, got {text!r}") from None
+    if len(axes) == 1:
+        axes *= n_args
+    if len(axes) != n_args:
+        raise UsageError(f"--in-axes names {len(axes)} axes for {n_args} arguments")
+    return axes
+
+
+def _transformed(fn, transform, structs, in_axes=None):
     """``(function, its abstract arguments)`` for ``--transform``: jvp takes primals and tangents of the same
-    types, vjp takes the arguments and a cotangent of the output's type."""
+    types, vjp takes the arguments and a cotangent of the output's type, vmap the batched arguments."""
     import irax
     if transform in (None, "none"):
         return fn, structs
+    if transform == "vmap":
+        return irax.vmap(fn, in_axes=tuple(_parse_in_axes(in_axes, len(structs)))), structs
     if transform in ("grad", "value_and_grad", "hessian"):
         return getattr(irax, transform)(fn, argnums=tuple(range(len(structs))) if len(structs) > 1 else 0), structs
     if transform == "jvp":
@@ -86,13 +101,26 @@ _TRANSFORM_PIPELINES = {
 }
 
 
-def _print_passes(closed, transform, n_args):
+def _print_passes(fn, transform, structs, in_axes):
     """Runs the transform's passes over the traced function, MLIR printing the module after each (stderr)."""
+    import irax
     from irax.passes import run_pipeline
-    kind = "jvp" if transform == "jvp" else "grad"
     if transform in (None, "none"):
         raise UsageError("--print-ir-after-all needs --transform")
-    pipeline = _TRANSFORM_PIPELINES[kind].format(argnums=",".join(map(str, range(n_args))))
+    if transform == "vmap":
+        axes = _parse_in_axes(in_axes, len(structs))
+        sizes = {s.shape[a] for s, a in zip(structs, axes) if a is not None}
+        if len(sizes) != 1:
+            raise UsageError(f"--in-axes must map axes of one size, got sizes {sorted(sizes)}")
+        examples = [s if a is None else irax.ShapeDtypeStruct(s.shape[:a] + s.shape[a + 1:], s.dtype)
+                    for s, a in zip(structs, axes)]
+        closed = irax.make_jaxpr(fn)(*examples)
+        axes_text = ",".join("none" if a is None else str(a) for a in axes)
+        pipeline = f"jaxpr-batch{{func=main in_axes={axes_text} axis_size={sizes.pop()}}}"
+    else:
+        closed = irax.make_jaxpr(fn)(*structs)
+        kind = "jvp" if transform == "jvp" else "grad"
+        pipeline = _TRANSFORM_PIPELINES[kind].format(argnums=",".join(map(str, range(len(structs)))))
     run_pipeline(closed.jaxpr.module, f"builtin.module({pipeline})", print_ir_after_all=True)
 
 
@@ -102,8 +130,8 @@ def cmd_jaxpr(args):
     statics = _parse_static(args.static)
     structs = _arg_structs(args.arg)
     if args.print_ir_after_all:
-        _print_passes(irax.make_jaxpr(lambda *xs: fn(*xs, **statics))(*structs), args.transform, len(structs))
-    traced_fn, traced_args = _transformed(lambda *xs: fn(*xs, **statics), args.transform, structs)
+        _print_passes(lambda *xs: fn(*xs, **statics), args.transform, structs, args.in_axes)
+    traced_fn, traced_args = _transformed(lambda *xs: fn(*xs, **statics), args.transform, structs, args.in_axes)
     closed = irax.make_jaxpr(traced_fn)(*traced_args)
     if args.mlir:
         print(closed.jaxpr.mlir)
@@ -149,10 +177,12 @@ def build_parser():
     p.add_argument("--arg", action="append", help="an argument's type in JAX notation, e.g. 'f32[10,3]'")
     p.add_argument("--static", action="append", help="a static keyword argument NAME=VALUE")
     p.add_argument("--mlir", action="store_true", help="print the jaxpr dialect (MLIR) with locations")
-    p.add_argument("--transform", choices=["none", "grad", "value_and_grad", "jvp", "vjp", "hessian"],
+    p.add_argument("--transform", choices=["none", "grad", "value_and_grad", "jvp", "vjp", "hessian", "vmap"],
                    help="print the jaxpr of the transformed function, as jax.make_jaxpr(jax.grad(f)) would")
+    p.add_argument("--in-axes", help="with --transform vmap: the mapped axis of each argument, e.g. '0,none' "
+                   "(default 0 for all)")
     p.add_argument("--print-ir-after-all", action="store_true",
-                   help="with --transform: print the module after each autodiff pass (to stderr)")
+                   help="with --transform: print the module after each pass (to stderr)")
     p.set_defaults(run=cmd_jaxpr)
     p = sub.add_parser("opt", help="run a pass pipeline over a .mlir file (mlir-opt style)")
     p.add_argument("input", help="a .mlir file, or - for stdin")

@@ -195,6 +195,13 @@ def concatenate(operands, dimension):
     return bind1("concatenate", *operands, dimension=operator.index(dimension))
 
 
+def split(operand, sizes, axis=0):
+    """Consecutive pieces of ``operand`` of the given ``sizes`` along ``axis``."""
+    operand = as_operand(operand)
+    from irax.core import bind
+    return bind("split", operand, sizes=tuple(sizes), axis=_canonical_axis(axis, operand.ndim))
+
+
 def stack(operands, axis=0):
     """Joins equal-shaped arrays along a new axis."""
     return bind1("stack", *[as_operand(o) for o in operands], axis=operator.index(axis))
@@ -386,3 +393,6 @@ def _canonical_axis(axis, ndim):
 
 def _aval(x) -> ShapedArray:
     return as_operand(x).aval
+
+
+from ._parallel import all_gather, axis_index, axis_size, pmax, pmean, pmin, psum, psum_scatter  # noqa: E402,F401

@@ -290,31 +290,29 @@ def column_stack(tup):
     return concatenate(arrs, axis=1)
 
 
+def _split(op, ary, indices_or_sections, axis):
+    """One ``lax.split`` with NumPy-int sizes, as JAX's ``jnp.split`` binds it."""
+    ary = as_operand(ary)
+    axis = canonicalize_axis(operator.index(axis), ary.ndim)
+    size = ary.shape[axis]
+    if isinstance(indices_or_sections, (tuple, list)) or getattr(indices_or_sections, "ndim", 0) > 0:
+        sizes = list(np.diff(np.asarray([0] + [operator.index(i) for i in indices_or_sections] + [size])))
+    else:
+        part, rest = builtins.divmod(size, operator.index(indices_or_sections))
+        if rest and op == "split":
+            raise ValueError(f"array split does not result in an equal division: rest is {rest}")
+        sections = operator.index(indices_or_sections)
+        sizes = [part + 1] * rest + [part] * (sections - rest)
+    return list(lax.split(ary, [np.int64(s) for s in sizes], axis=axis))
+
+
 def split(ary, indices_or_sections, axis=0):
     """Splits into equal sections or at the given indices."""
-    ary = as_operand(ary)
-    axis = canonicalize_axis(axis, ary.ndim)
-    n = ary.shape[axis]
-    if isinstance(indices_or_sections, (int, np.integer)):
-        sections = int(indices_or_sections)
-        if n % sections:
-            raise ValueError("array split does not result in an equal division")
-        points = [i * (n // sections) for i in range(1, sections)]
-    else:
-        points = [operator.index(i) for i in indices_or_sections]
-    bounds = [0] + [builtins.min(builtins.max(p, 0), n) for p in points] + [n]
-    return [lax.slice_in_dim(ary, lo, builtins.max(lo, hi), axis=axis) for lo, hi in zip(bounds[:-1], bounds[1:])]
+    return _split("split", ary, indices_or_sections, axis)
 
 
 def array_split(ary, indices_or_sections, axis=0):
-    ary = as_operand(ary)
-    if isinstance(indices_or_sections, (int, np.integer)):
-        n = ary.shape[canonicalize_axis(axis, ary.ndim)]
-        sections = int(indices_or_sections)
-        q, r = builtins.divmod(n, sections)
-        sizes = [q + 1] * r + [q] * (sections - r)
-        indices_or_sections = list(np.cumsum(sizes)[:-1])
-    return split(ary, indices_or_sections, axis)
+    return _split("array_split", ary, indices_or_sections, axis)
 
 
 def hsplit(ary, indices_or_sections):
