@@ -47,6 +47,7 @@ _memory_cache: dict = {}
 
 
 _COMPLEX_DOT = re.compile(r"stablehlo\.dot_general[^\n]*complex<")
+_BATCHED_DOT = re.compile(r"stablehlo\.dot_general[^\n]*batching_dims")
 
 
 def compile_stablehlo(text: str, flags=None) -> bytes:
@@ -54,6 +55,10 @@ def compile_stablehlo(text: str, flags=None) -> bytes:
     flags = tuple(flags or host_cpu_flags())
     if _COMPLEX_DOT.search(text):
         # Data tiling makes llvm-cpu fail on complex matmuls ("requires valid padding vector elemental type").
+        flags += ("--iree-opt-data-tiling=false",)
+    elif _BATCHED_DOT.search(text):
+        # Batched matmuls (what vmap makes of a matmul) run 1.3-1.5x faster untiled on llvm-cpu: packing each
+        # batch's operands costs more than the tiled kernel saves at these sizes (bench/run.py, vmap(matmul)).
         flags += ("--iree-opt-data-tiling=false",)
     if '"jaxpr.' in text:
         raise CompileError("the module still holds jaxpr ops; lower it with jaxpr-to-stablehlo before compiling "

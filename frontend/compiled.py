@@ -12,8 +12,10 @@ from irax.runtime.executable import Executable
 from . import tree_util
 from .array import Array, to_numpy
 
-# Programs touching more elements than this run on the multi-threaded driver.
-_TASK_DRIVER_WORK = 1 << 18
+# Programs touching more elements than this, or multiplying more than this many pairs in their
+# dot_generals, run on the multi-threaded driver; below, its scheduling costs more than it saves.
+_TASK_DRIVER_WORK = 1 << 19
+_TASK_DRIVER_MACS = 1 << 23
 
 
 def lower_to_stablehlo(traced) -> str:
@@ -24,15 +26,27 @@ def lower_to_stablehlo(traced) -> str:
         return module.get_asm(enable_debug_info=True)
 
 
-def _work(traced) -> int:
-    sizes = [a.size for a in traced.in_avals] + [a.size for a in traced.out_avals]
-    return max(sizes, default=0) + _dot_work(traced)
+def _driver(traced) -> str:
+    elements = max([a.size for a in traced.in_avals] + [a.size for a in traced.out_avals], default=0)
+    big = elements >= _TASK_DRIVER_WORK or _dot_macs(traced.module) >= _TASK_DRIVER_MACS
+    return "local-task" if big else "local-sync"
 
 
-def _dot_work(traced) -> int:
-    text = traced.module.operation.get_asm()
-    return (1 << 20) if "jaxpr.dot_general" in text and max(
-        [a.size for a in traced.in_avals] + [0]) >= 4096 else 0
+def _dot_macs(module) -> int:
+    """Multiply-adds of the module's dot_generals: result size times contracted size."""
+    from irax.ir.dialect import aval_of_type, decode_params
+    from irax.ir.jaxpr_view import body_ops
+    from irax.ir.ops import OPS
+    from irax.passes.funcs import functions
+    total = 0
+    with scope():
+        for func in functions(module):
+            for op in body_ops(func):
+                if op.name == "jaxpr.dot_general":
+                    (contracting, _), _ = decode_params(OPS["dot_general"], op)["dimension_numbers"]
+                    lhs = aval_of_type(op.operands[0].type)
+                    total += aval_of_type(op.results[0].type).size * int(np.prod([lhs.shape[d] for d in contracting]))
+    return total
 
 
 class CompiledCall:
@@ -42,8 +56,7 @@ class CompiledCall:
         self.traced = traced
         self.stablehlo = stablehlo
         self.vmfb = iree_backend.compile_stablehlo(stablehlo)
-        driver = "local-task" if _work(traced) >= _TASK_DRIVER_WORK else "local-sync"
-        self.device = get_device(driver)
+        self.device = get_device(_driver(traced))
         self.executable = Executable(self.vmfb, self.device, name=traced.fun_name)
         self.function = self.executable.function("main")
         self.in_avals = traced.in_avals
