@@ -56,6 +56,7 @@ for _name, _fn in {
     "ge": np.greater_equal, "and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor,
 }.items():
     elementwise(_name, _fn)
+RULES["polygamma"] = lambda m, x: special.polygamma(_widen(m), _widen(x))
 
 
 @rule("complex")

@@ -40,23 +40,68 @@ def lgamma(x):
 
 
 def digamma(x):
-    """psi(x) by reflection for x < 0.5, recurrence up to 6, then the asymptotic series."""
+    """psi(x) by reflection for x < 0.5, recurrence up to 10, then the asymptotic series (to ~1e-16, so that
+    finite differences of it, as check_grads takes of lgamma's derivative, stay accurate)."""
     x = np.asarray(x, np.float64)
     with np.errstate(all="ignore"):
         reflect = x < 0.5
         y = np.where(reflect, 1.0 - x, x)
         acc = np.zeros_like(y)
-        for _ in range(6):
-            small = y < 6.0
+        for _ in range(10):
+            small = y < 10.0
             acc = acc - np.where(small, 1.0 / y, 0.0)
             y = np.where(small, y + 1.0, y)
         inv2 = 1.0 / (y * y)
         series = np.log(y) - 0.5 / y - inv2 * (1 / 12 - inv2 * (1 / 120 - inv2 * (1 / 252 - inv2 * (
-            1 / 240 - inv2 * (1 / 132)))))
+            1 / 240 - inv2 * (1 / 132 - inv2 * (691 / 32760 - inv2 / 12))))))
         result = acc + series
         result = np.where(reflect, result - np.pi / np.tan(np.pi * x), result)
         pole = (x <= 0) & (x == np.floor(x))
         return np.where(pole, np.nan, result)
+
+
+# Cephes zeta.c's Euler-Maclaurin coefficients: (2k)! / B_2k.
+_ZETA_A = (12.0, -720.0, 30240.0, -1209600.0, 47900160.0, -1.8924375803183791606e9, 7.47242496e10,
+           -2.950130727918164224e12, 1.1646782814350067249e14, -4.5979787224074726105e15,
+           1.8152105401943546773e17, -7.1661652561756670113e18)
+
+
+def zeta(s, q):
+    """Hurwitz zeta(s, q) as Cephes computes it (which XLA's follows): 9+ terms summed directly (more for
+    q < 0, until the terms' arguments pass 9), then the Euler-Maclaurin tail."""
+    s, q = np.broadcast_arrays(np.asarray(s, np.float64), np.asarray(q, np.float64))
+    with np.errstate(all="ignore"):
+        steps = int(np.clip(np.nanmax(np.ceil(9.0 - q), initial=9.0), 9, 1 << 16))
+        total = q ** -s
+        a = q.copy()
+        for _ in range(steps):
+            a = a + 1.0
+            total = total + a ** -s
+        b = a ** -s
+        total = total + b * a / (s - 1.0) - 0.5 * b
+        fact, k = np.ones_like(s), 0.0
+        for coeff in _ZETA_A:
+            fact = fact * (s + k)
+            b = b / a
+            total = total + fact * b / coeff
+            fact = fact * (s + k + 1.0)
+            b = b / a
+            k += 2.0
+        # At a pole (q a whole number <= 0) XLA's sum gives inf for even s and NaN (inf - inf) for odd s.
+        pole = (q <= 0) & (q == np.floor(q))
+        out = np.where(pole, np.where(np.mod(s, 2.0) == 0.0, np.inf, np.nan), total)
+        out = np.where(s == 1.0, np.inf, out)
+        return np.where((s < 1.0) | ((q < 0) & (s != np.floor(s))) | np.isnan(s) | np.isnan(q), np.nan, out)
+
+
+def polygamma(m, x):
+    """psi^(m)(x) = (-1)^(m+1) m! zeta(m+1, x) for whole m >= 1, digamma for m = 0, NaN otherwise (as XLA)."""
+    m, x = np.broadcast_arrays(np.asarray(m, np.float64), np.asarray(x, np.float64))
+    with np.errstate(all="ignore"):
+        sign = np.where(np.mod(m, 2.0) == 1.0, 1.0, -1.0)
+        factorial = np.exp(lgamma(m + 1.0))
+        out = np.where(m == 0, digamma(x), sign * factorial * zeta(m + 1.0, x))
+        return np.where((m != np.floor(m)) | (m < 0), np.nan, out)
 
 
 def erf_inv(x):

@@ -102,6 +102,7 @@ for _name in ("add", "sub", "mul", "div", "rem", "max", "min"):
     declare(_name, 2, S.nary({"max": ANY, "min": ANY, "rem": (np.integer, np.floating)}.get(_name, NUMBER)),
             doc=f"Elementwise {_name} of two operands of one dtype.")
 declare("add_any", 2, S.nary(NUMBER), doc="Adds two tangents or cotangents (autodiff's accumulation).")
+declare("polygamma", 2, S.nary(FLOAT), doc="The m-th derivative of digamma at x (m a whole number, else NaN).")
 for _name in ("pow", "atan2", "nextafter"):
     declare(_name, 2, S.nary(INEXACT if _name == "pow" else FLOAT), doc=f"Elementwise {_name}.")
 for _name in ("eq", "ne", "lt", "le", "gt", "ge"):

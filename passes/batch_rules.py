@@ -25,9 +25,9 @@ defvectorized("exp", "exp2", "log", "expm1", "log1p", "tanh", "logistic", "sin",
               "is_finite", "not", "population_count", "clz", "integer_pow", "real", "imag", "conj",
               "convert_element_type", "bitcast_convert_type", "name")
 
-defbroadcasting("add", "sub", "mul", "div", "rem", "max", "min", "pow", "atan2", "nextafter", "eq", "ne", "lt",
-                "le", "gt", "ge", "and", "or", "xor", "shift_left", "shift_right_arithmetic", "shift_right_logical",
-                "complex")
+defbroadcasting("add", "sub", "mul", "div", "rem", "max", "min", "pow", "atan2", "nextafter", "polygamma", "eq",
+                "ne", "lt", "le", "gt", "ge", "and", "or", "xor", "shift_left", "shift_right_arithmetic",
+                "shift_right_logical", "complex")
 
 
 def _add_any_batch(b, args, dims):

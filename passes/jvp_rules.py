@@ -148,8 +148,15 @@ defjvp("erf", lambda b, g, x: b.mul(2 / np.sqrt(np.pi), b.mul(g, b.exp(b.neg(b.s
 defjvp("erfc", lambda b, g, x: b.mul(-2 / np.sqrt(np.pi), b.mul(g, b.exp(b.neg(b.square(x))))))
 defjvp2("erf_inv", lambda b, g, ans, x: b.mul(np.sqrt(np.pi) / 2, b.mul(g, b.exp(b.square(ans)))))
 defjvp("lgamma", lambda b, g, x: b.mul(g, b.digamma(x)))
-JVP_RULES["digamma"] = _raising("Differentiation rule for 'digamma' needs JAX's 'polygamma' primitive, which irax "
-                                "does not have")
+defjvp("digamma", lambda b, g, x: b.mul(g, b.polygamma(b.literal(1, aval(x).dtype), x)))
+
+
+def _polygamma_gradm(b, g, m, x):
+    raise ValueError("polygamma gradient with respect to m is not supported")
+
+
+defjvp("polygamma", _polygamma_gradm,
+       lambda b, g, m, x: b.mul(g, b.polygamma(b.add(m, b.literal(1, aval(m).dtype)), x)))
 
 # --- structural --------------------------------------------------------------------------------------
 

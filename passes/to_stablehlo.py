@@ -84,7 +84,7 @@ _HALF = (np.dtype(np.float16), A.bfloat16)
 # Computed in float32 for half-precision operands, as XLA's CPU backend does.
 _WIDENED = {"exp", "log", "expm1", "log1p", "tanh", "logistic", "sin", "cos", "tan", "sqrt", "rsqrt", "cbrt",
             "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "erf", "erfc", "erf_inv", "lgamma",
-            "digamma", "pow", "atan2", "div", "rem"}
+            "digamma", "polygamma", "pow", "atan2", "div", "rem"}
 
 
 def _elementwise(hlo_name):
@@ -107,7 +107,8 @@ for _name, _hlo in {
     "sqrt": "stablehlo.sqrt", "rsqrt": "stablehlo.rsqrt", "abs": "stablehlo.abs",
     "asin": "chlo.asin", "acos": "chlo.acos", "atan": "chlo.atan", "sinh": "chlo.sinh", "cosh": "chlo.cosh",
     "asinh": "chlo.asinh", "acosh": "chlo.acosh", "atanh": "chlo.atanh", "erf": "chlo.erf", "erfc": "chlo.erfc",
-    "erf_inv": "chlo.erf_inv", "lgamma": "chlo.lgamma", "digamma": "chlo.digamma", "not": "stablehlo.not",
+    "erf_inv": "chlo.erf_inv", "lgamma": "chlo.lgamma", "digamma": "chlo.digamma", "polygamma": "chlo.polygamma",
+    "not": "stablehlo.not",
     "population_count": "stablehlo.popcnt", "clz": "stablehlo.count_leading_zeros", "real": "stablehlo.real",
     "imag": "stablehlo.imag", "add": "stablehlo.add", "add_any": "stablehlo.add", "sub": "stablehlo.subtract",
     "mul": "stablehlo.multiply",

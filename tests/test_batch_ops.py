@@ -48,10 +48,13 @@ class Arg:
     dtype: str = "float32"
     lo: float = -2.0
     hi: float = 2.0
+    whole: bool = False  # floats with whole values (polygamma's order)
 
     def draw(self, rng, n):
         shape = (n,) + tuple(self.shape)
         dtype = np.dtype(self.dtype)
+        if self.whole:
+            return rng.integers(self.lo, self.hi, shape).astype(dtype)
         if dtype == np.bool_:
             return rng.random(shape) < 0.5
         if np.issubdtype(dtype, np.integer):
@@ -95,11 +98,11 @@ _UNARY = [("exp", F), ("exp2", F), ("log", POS), ("expm1", F), ("log1p", POS), (
           ("digamma", POS), ("cbrt", F), ("neg", F), ("sign", F), ("square", F), ("stop_gradient", F), ("abs", F),
           ("round", F), ("is_finite", F), ("population_count", I32), ("clz", I32), ("real", C64), ("imag", C64),
           ("conj", C64)]
-_LOOSE = {"tan": 1e-4, "erfc": 1e-4, "erf_inv": 1e-4, "lgamma": 1e-4, "digamma": 1e-4}
+_LOOSE = {"tan": 1e-4, "erfc": 1e-4, "erf_inv": 1e-4, "lgamma": 1e-4, "digamma": 1e-4, "polygamma": 1e-4}
 
 _BINARY = [("add", F, F), ("sub", F, F), ("mul", F, F), ("div", F, Arg(lo=0.5, hi=3.0)),
            ("rem", F, Arg(lo=0.5, hi=3.0)), ("max", F, F), ("min", F, F), ("pow", POS, F), ("atan2", F, F),
-           ("nextafter", F, F), ("eq", I32, Arg(dtype="int32", lo=-2, hi=2)), ("ne", BOOL, BOOL), ("lt", F, F),
+           ("nextafter", F, F), ("polygamma", Arg(lo=0, hi=4, whole=True), POS), ("eq", I32, Arg(dtype="int32", lo=-2, hi=2)), ("ne", BOOL, BOOL), ("lt", F, F),
            ("le", F, F), ("gt", F, F), ("ge", F, F), ("complex", F, F)]
 _BITWISE = [("and", "bitwise_and", BOOL), ("or", "bitwise_or", I32), ("xor", "bitwise_xor", I32)]
 _SHIFTS = ["shift_left", "shift_right_arithmetic", "shift_right_logical"]

@@ -64,8 +64,8 @@ for _name in ("neg", "sign", "floor", "ceil", "is_finite", "exp", "exp2", "log",
     globals()[_name] = _unop(_name)
 bitwise_not = _unop("not")
 
-for _name in ("add", "sub", "mul", "div", "rem", "pow", "max", "min", "atan2", "nextafter", "eq", "ne", "lt",
-              "le", "gt", "ge", "shift_left", "shift_right_arithmetic", "shift_right_logical", "complex"):
+for _name in ("add", "sub", "mul", "div", "rem", "pow", "max", "min", "atan2", "nextafter", "polygamma", "eq", "ne",
+              "lt", "le", "gt", "ge", "shift_left", "shift_right_arithmetic", "shift_right_logical", "complex"):
     globals()[_name] = _binop(_name)
 bitwise_and, bitwise_or, bitwise_xor = _binop("and"), _binop("or"), _binop("xor")
 
