@@ -201,11 +201,7 @@ def _split_static(fun, args, kwargs, static_argnums, static_argnames):
     if not static_argnums and not static_argnames:
         return args, kwargs, ()
     n = len(args)
-    nums = {i if i >= 0 else i + n for i in static_argnums}
-    for i in nums:
-        if i >= n:
-            raise ValueError(f"jitted function has static_argnums={tuple(static_argnums)} but was called with only "
-                             f"{n} positional arguments")
+    nums = {i if i >= 0 else i + n for i in static_argnums} & set(range(n))  # the others came by keyword
     statics = tuple((i, args[i]) for i in sorted(nums)) + tuple(
         (k, kwargs[k]) for k in sorted(static_argnames) if k in kwargs)
     for _, v in statics:
@@ -280,6 +276,30 @@ def _leaf_signature(x):
     return type(x)
 
 
+def _infer_argnums_and_argnames(fun, argnums, argnames):
+    """As JAX: static arguments named one way are also static when passed the other way (by the signature)."""
+    import inspect
+    try:
+        parameters = list(inspect.signature(fun).parameters.values())
+    except (TypeError, ValueError):
+        return _as_tuple(argnums), _as_names(argnames)
+    positional = [p for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    if argnums is not None and not any(p.kind == p.VAR_POSITIONAL for p in parameters):
+        for i in _as_tuple(argnums):
+            if not -len(positional) <= i < len(positional):
+                raise ValueError(f"Jitted function has static_argnums={_as_tuple(argnums)}, but only accepts "
+                                 f"{len(positional)} positional arguments.")
+    if argnums is None and argnames is not None:
+        names = _as_names(argnames)
+        return tuple(i for i, p in enumerate(positional) if p.kind == p.POSITIONAL_OR_KEYWORD and p.name in names), \
+            names
+    if argnames is None and argnums is not None:
+        nums = {i % len(positional) for i in _as_tuple(argnums)} if positional else set()
+        return _as_tuple(argnums), tuple(p.name for i, p in enumerate(positional)
+                                         if p.kind == p.POSITIONAL_OR_KEYWORD and i in nums)
+    return _as_tuple(argnums), _as_names(argnames)
+
+
 class JitWrapped:
     """A jitted function: traced and compiled once per argument signature."""
 
@@ -287,8 +307,8 @@ class JitWrapped:
                  inline=False, keep_unused=False, eager_inline=False):
         functools.update_wrapper(self, fun)
         self._fun = fun
-        self._static_argnums = _as_tuple(static_argnums)
-        self._static_argnames = _as_names(static_argnames)
+        self._static_argnums, self._static_argnames = _infer_argnums_and_argnames(fun, static_argnums,
+                                                                                  static_argnames)
         self._donate_argnums = _as_tuple(donate_argnums)
         self._donate_argnames = _as_names(donate_argnames)
         self._cache = {}

@@ -183,3 +183,16 @@ def test_argmax_feeding_a_transpose_compiles():
     out = irax.jit(lambda a: (irax.lax.argmax(a, 2, np.int32).T, irax.lax.argmin(a, 0, np.int32).T))(x)
     np.testing.assert_array_equal(np.asarray(out[0]), x.argmax(2).T)
     np.testing.assert_array_equal(np.asarray(out[1]), x.argmin(0).T)
+
+
+def test_static_argnames_apply_to_positional_arguments_and_back():
+    """As JAX: the signature links a static argument's name and position."""
+    def f(x, n):
+        return x * n if n > 1 else x
+    x = np.ones(3, np.float32)
+    for jitted, call in ((irax.jit(f, static_argnames="n"), lambda g: g(x, 3)),
+                         (irax.jit(f, static_argnums=1), lambda g: g(x, n=3)),
+                         (irax.jit(f, static_argnames="n"), lambda g: g(x, n=3))):
+        np.testing.assert_allclose(np.asarray(call(jitted)), x * 3)
+    with pytest.raises(ValueError, match=r"static_argnums=\(2,\), but only accepts 2 positional arguments"):
+        irax.jit(f, static_argnums=2)
