@@ -137,6 +137,24 @@ def _shift_right_arithmetic(x, y):
     return np.right_shift(x, amount)
 
 
+_THREEFRY_ROTATIONS = ((13, 15, 26, 6), (17, 29, 16, 24))
+
+
+@rule("threefry2x32")
+def _threefry2x32(k1, k2, x1, x2):
+    """JAX's unrolled ``_threefry2x32_lowering``: five groups of four rounds, each group then adding a key."""
+    k1, k2, x1, x2 = np.broadcast_arrays(*(np.asarray(v, np.uint32) for v in (k1, k2, x1, x2)))
+    with np.errstate(over="ignore"):  # the cipher's additions wrap around by design
+        ks = [k1, k2, k1 ^ k2 ^ np.uint32(0x1BD11BDA)]
+        x = [x1 + ks[0], x2 + ks[1]]
+        for i in range(5):
+            for r in _THREEFRY_ROTATIONS[i % 2]:
+                x[0] = x[0] + x[1]
+                x[1] = x[0] ^ ((x[1] << np.uint32(r)) | (x[1] >> np.uint32(32 - r)))
+            x = [x[0] + ks[(i + 1) % 3], x[1] + ks[(i + 2) % 3] + np.uint32(i + 1)]
+    return x
+
+
 @rule("population_count")
 def _popcount(x):
     unsigned = x.view(np.dtype(f"u{x.dtype.itemsize}"))
@@ -442,3 +460,6 @@ def _exactly(value, aval):
     if value.shape != aval.shape:
         value = value.reshape(aval.shape)
     return value
+
+
+from . import numpy_gather_scatter  # noqa: E402,F401  (fills RULES with gather and the scatters)

@@ -14,6 +14,7 @@ from typing import Callable
 import numpy as np
 
 from . import params as P
+from . import gather_scatter as GS
 from . import shapes as S
 
 VARIADIC = -1
@@ -111,6 +112,8 @@ for _name in ("and", "or", "xor"):
     declare(_name, 2, S.nary(BITWISE), doc=f"Bitwise/logical {_name}.")
 for _name in ("shift_left", "shift_right_arithmetic", "shift_right_logical"):
     declare(_name, 2, S.nary(INTEGER), doc=f"Elementwise {_name}.")
+declare("threefry2x32", 4, S.threefry2x32,
+        doc="The Threefry-2x32 block cipher (20 rounds) of counts (x1, x2) under key (k1, k2): random bits.")
 declare("complex", 2, S.nary(FLOAT, S.complex_dtype), doc="Complex number from real and imaginary parts.")
 
 declare("select_n", VARIADIC, S.select_n, doc="Picks cases[which] elementwise.")
@@ -142,6 +145,18 @@ declare("dynamic_slice", VARIADIC, S.dynamic_slice, Param("slice_sizes", P.INTS)
         doc="Slice at traced start indices, clamped into range.")
 declare("dynamic_update_slice", VARIADIC, S.dynamic_update_slice,
         doc="Writes update at traced start indices, clamped into range.")
+declare("gather", 2, GS.gather_shape, Param("dimension_numbers", GS.GATHER_DIMS),
+        Param("slice_sizes", P.INTS), Param("indices_are_sorted", P.BOOL), Param("unique_indices", P.BOOL),
+        Param("mode", GS.MODE), Param("fill_value", P.Optional(GS.PY_SCALAR)),
+        doc="Slices of the operand at start indices (XLA's gather); out-of-bounds starts as mode says.")
+for _name, _combiner in GS.SCATTERS.items():
+    declare(_name, 3, GS.scatter_shape, Param("dimension_numbers", GS.SCATTER_DIMS),
+            Param("indices_are_sorted", P.BOOL), Param("unique_indices", P.BOOL), Param("mode", GS.MODE),
+            Param("update_jaxpr", GS.UpdateJaxprKind(_combiner)), Param("update_consts", P.Fixed(())),
+            Param("transposed", P.Optional(P.BOOL), hide=lambda v: True),
+            doc=f"Writes update windows into the operand at start indices (XLA's scatter), "
+                f"{'replacing' if _combiner is None else 'combining with ' + _combiner}; out-of-bounds windows "
+                f"as mode says.")
 declare("iota", 0, S.iota, Param("dtype", P.DTYPE), Param("shape", P.INTS), Param("dimension", P.INT),
         Param("sharding", P.NONE), doc="Counts along one axis.")
 declare("reduce_sum", 1, S.reduce(NUMBER), Param("axes", P.INTS), Param("out_sharding", P.NONE),
@@ -201,7 +216,7 @@ declare("reduce_scatter", 1, S.reduce_scatter, Param("axis_name", P.AXES), Param
         doc="psum over the named axes, each example keeping its slice of scatter_dimension (lax.psum_scatter).")
 declare("axis_index", 0, S.axis_index, Param("axis_name", P.STR), doc="The example's index along a named axis.")
 
-TRIVIAL_PRINT_NAMES = {"pjit": "jit", "checkpoint": "remat2"}
+TRIVIAL_PRINT_NAMES = {"pjit": "jit", "checkpoint": "remat2", **{n: n.replace("_", "-") for n in GS.SCATTERS}}
 # Ops that call a function of the module: the callee takes their first operands, and prints as this param.
 CALL_BODY_PARAMS = {"pjit": "jaxpr", "custom_jvp_call": "call_jaxpr", "custom_vjp_call": "call_jaxpr",
                     "checkpoint": "jaxpr"}

@@ -12,6 +12,7 @@ import collections
 import itertools
 
 from . import pretty as pp
+from .gather_scatter import SCATTERS, UpdateJaxprKind, update_jaxpr_view
 from .jaxpr_view import Literal, Var, num_consts, rotate_call_operands, view
 from .mlir import ir
 from .ops import CALL_BODY_PARAMS, jax_name
@@ -52,6 +53,7 @@ class Printer:
         self.symbols = _symbol_table(module)
         self.views = {}
         self._custom_views = {}  # id(eqn) -> the view of that custom call's body
+        self._update_views = {}  # (combiner, dtype) -> a scatter's update_jaxpr
         self.top = self._view(top)
         self.shared = self._shared_bodies()
         self.names = _Names(self.shared.values())
@@ -81,6 +83,10 @@ class Printer:
             key = id(jaxpr)
             counts[key] += 1 + (jaxpr is not self.top and len(jaxpr.eqns) > 10)
             for eqn in jaxpr.eqns:
+                update = self._update_jaxpr(eqn)
+                if update is not None:  # one jaxpr per combiner and dtype, as JAX caches them
+                    counts[id(update)] += 1
+                    names.setdefault(id(update), ("jaxpr", update))
                 if eqn.primitive in CALL_BODY_PARAMS:
                     body = self._callee(eqn)
                     queue.append(body)
@@ -135,7 +141,7 @@ class Printer:
             pp.text("in "), outvars])) + pp.text(" }"))
 
     def _eqn(self, eqn):
-        params = [(p.name, p.kind.fmt(v), None) for p, v in eqn.opdef.printed_params(eqn.params)]
+        params = [self._param(eqn, p, v) for p, v in eqn.opdef.printed_params(eqn.params)]
         invars = eqn.invars
         if eqn.primitive in CALL_BODY_PARAMS:
             body = self._view(self.symbols[eqn.params["callee"]], nested=True) if eqn.primitive == "pjit" \
@@ -152,6 +158,23 @@ class Printer:
         if eqn.outvars:
             return pp.concat([lhs, pp.text(" = "), *rhs])
         return pp.concat(rhs)
+
+    def _update_jaxpr(self, eqn):
+        """A scatter's ``update_jaxpr`` as a body (None for a plain scatter): one object per combiner, dtype and
+        trace context (forward or transposing), as JAX's ``_reduction_jaxpr`` cache makes them, so that one used
+        twice is printed once, shared."""
+        if eqn.primitive not in SCATTERS or eqn.params["update_jaxpr"] is None:
+            return None
+        key = (eqn.params["update_jaxpr"], eqn.invars[0].aval.dtype, bool(eqn.params["transposed"]))
+        if key not in self._update_views:
+            self._update_views[key] = update_jaxpr_view(*key[:2])
+        return self._update_views[key]
+
+    def _param(self, eqn, p, value):
+        """A scatter's ``update_jaxpr`` is a body, whose names come after the equation's results, as in JAX."""
+        if isinstance(p.kind, UpdateJaxprKind) and value is not None:
+            return (p.name, None, self._update_jaxpr(eqn))
+        return (p.name, p.kind.fmt(value), None)
 
     def _params(self, params):
         if not params:

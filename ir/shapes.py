@@ -77,6 +77,14 @@ def nary(kinds, result_dtype=None):
     return rule
 
 
+def threefry2x32(name, avals_in):
+    """Two uint32 results of the operands' broadcast shape, as JAX's ``threefry2x32_p``."""
+    if any(a.dtype != np.uint32 for a in avals_in):
+        raise TypeError(f"Arguments to threefry2x32 must have uint32 type, got {list(avals_in)}")
+    shape = broadcasting_shape(name, avals_in)
+    return [ShapedArray(shape, np.dtype(np.uint32), False)] * 2
+
+
 def real_dtype(dtype):
     return np.finfo(dtype).dtype if issubdtype(dtype, np.complexfloating) else dtype
 

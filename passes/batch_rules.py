@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .batch import (BATCH_RULES, ZERO_IF_MAPPED, batch_call, canonicalize_axis, defbroadcasting, defreducer,
-                    defvectorized, unbatched_shape)
+from .batch import (BATCH_RULES, ZERO_IF_MAPPED, _broadcasting, batch_call, canonicalize_axis, defbroadcasting,
+                    defreducer, defvectorized, unbatched_shape)
 from .builder import aval
 from .funcs import lookup
 
@@ -52,6 +52,15 @@ def _split_batch(b, args, dims, *, sizes, axis):
 
 
 BATCH_RULES["split"] = _split_batch
+
+
+def _threefry2x32_batch(b, args, dims):
+    """JAX's ``defbroadcasting`` for a primitive of two results: both at the one batch axis."""
+    outs, dim = _broadcasting(b, args, dims)
+    return outs, [dim, dim]
+
+
+BATCH_RULES["threefry2x32"] = _threefry2x32_batch
 
 # --- reductions ---------------------------------------------------------------------------------------
 
@@ -396,3 +405,6 @@ def _cumulative_batch(b, args, dims, *, axis, reverse):
 
 for _name in ("cumsum", "cumprod", "cummax", "cummin", "cumlogsumexp"):
     BATCH_RULES[_name] = _cumulative_batch
+
+
+from . import batch_rules_gather_scatter  # noqa: E402,F401  (fills BATCH_RULES for gather and the scatters)

@@ -386,6 +386,32 @@ def _split(ctx, x, *, sizes, axis):
     return outs
 
 
+@lowering("threefry2x32")
+def _threefry2x32(ctx, *operands):
+    """Unrolled in integer ops, as JAX's ``_threefry2x32_lowering`` with ``use_rolled_loops=False``."""
+    out = ctx.result_avals[0]
+    u32 = tensor_type(out.shape, np.dtype(np.uint32))
+    k1, k2, x1, x2 = (ctx.broadcast(v, out.shape) for v in operands)
+
+    def op(name, *xs):
+        return ctx.emit1(name, list(xs), u32)
+
+    def const(value):
+        return ctx.constant(value, np.uint32, out.shape)
+
+    ks = [k1, k2, op("stablehlo.xor", op("stablehlo.xor", k1, k2), const(0x1BD11BDA))]
+    x = [op("stablehlo.add", x1, ks[0]), op("stablehlo.add", x2, ks[1])]
+    for i in range(5):
+        for r in ((13, 15, 26, 6), (17, 29, 16, 24))[i % 2]:
+            x[0] = op("stablehlo.add", x[0], x[1])
+            rotated = op("stablehlo.or", op("stablehlo.shift_left", x[1], const(r)),
+                         op("stablehlo.shift_right_logical", x[1], const(32 - r)))
+            x[1] = op("stablehlo.xor", x[0], rotated)
+        x = [op("stablehlo.add", x[0], ks[(i + 1) % 3]),
+             op("stablehlo.add", op("stablehlo.add", x[1], ks[(i + 2) % 3]), const(i + 1))]
+    return x
+
+
 @lowering("stack")
 def _stack(ctx, *xs, axis):
     out = ctx.result_avals[0]
@@ -649,3 +675,6 @@ def lower_module(module):
 def _strip_jaxpr_attrs(func):
     for name in [n for n in func.attributes if n.startswith("jaxpr.")]:
         del func.attributes[name]
+
+
+from . import lower_gather_scatter  # noqa: E402,F401  (fills LOWERINGS with gather and the scatters)

@@ -278,3 +278,6 @@ def _reduce_scatter_transpose(b, ct, x, *, axis_name, scatter_dimension, axis_in
 
 TRANSPOSE_RULES.update({"psum": _psum_transpose, "all_gather": _all_gather_transpose,
                         "reduce_scatter": _reduce_scatter_transpose})
+
+
+from . import ad_rules_gather_scatter  # noqa: E402,F401  (fills JVP_RULES and TRANSPOSE_RULES for gather/scatter)

@@ -396,3 +396,5 @@ def _aval(x) -> ShapedArray:
 
 
 from ._parallel import all_gather, axis_index, axis_size, pmax, pmean, pmin, psum, psum_scatter  # noqa: E402,F401
+from ._slicing import (GatherDimensionNumbers, GatherScatterMode, ScatterDimensionNumbers, gather,  # noqa: E402,F401
+                       scatter, scatter_add, scatter_max, scatter_min, scatter_mul, scatter_sub)
