@@ -171,10 +171,6 @@ def batch_pass(module, func="main", in_axes="0", axis_size=None, out_axes="0", a
                    out_dims=out, axis_name=axis_name)
 
 
-def unbatched_shape(shape, dim):
-    return shape if dim is None else shape[:dim] + shape[dim + 1:]
-
-
 def batched_type(t, dim, size):
     if dim is None:
         return t

@@ -3,17 +3,18 @@
 
 A rule binds the same primitives in the same order as JAX's, with the same
 Python or NumPy integers in their params, which is what makes
-``make_jaxpr(vmap(f))`` print JAX's text. The exceptions: ``stack`` is irax's
-own primitive, and ``dynamic_slice``/``dynamic_update_slice``, which JAX turns
-into gather/scatter, stay themselves or, with batched starts, become rotations
-selected per example (irax has no gather or scatter).
+``make_jaxpr(vmap(f))`` print JAX's text (``stack``, irax's own primitive,
+excepted).
 """
 from __future__ import annotations
 
 import numpy as np
 
+from irax.ir.gather_scatter import GatherDimensionNumbers, GatherScatterMode, ScatterDimensionNumbers
+
 from .batch import (BATCH_RULES, ZERO_IF_MAPPED, _broadcasting, batch_call, canonicalize_axis, defbroadcasting,
-                    defreducer, defvectorized, unbatched_shape)
+                    defreducer, defvectorized)
+from .batch_rules_gather_scatter import batch_gather, batch_scatter
 from .builder import aval
 from .funcs import lookup
 
@@ -257,95 +258,41 @@ def _slice_batch(b, args, dims, *, start_indices, limit_indices, strides):
     return b.slice(operand, start_indices=tuple(start), limit_indices=tuple(limit), strides=strides), bdim
 
 
-def _index_dtype(starts):
-    return next((aval(i).dtype for i in starts if not isinstance(i, int)), np.dtype(np.int32))
-
-
-def _dynamic_slice_at(b, operand, bdim, starts, slice_sizes):
-    """``dynamic_slice`` of an operand batched at ``bdim`` (or not) by unbatched ``starts`` (Python 0s too):
-    the batch axis is sliced whole from 0, in the other starts' dtype (StableHLO wants them all alike)."""
-    starts, slice_sizes = list(starts), list(slice_sizes)
-    if bdim is not None:
-        starts.insert(bdim, 0)
-        slice_sizes.insert(bdim, aval(operand).shape[bdim])
-    dtype = _index_dtype(starts)
-    starts = [b.literal(i, dtype) if isinstance(i, int) else i for i in starts]
-    return b.dynamic_slice(operand, *starts, slice_sizes=tuple(slice_sizes))
-
-
-def _rotations(b, xs, axis, start, limit, left):
-    """``xs`` (arrays of one shape, batch at 0) each rotated left or right along ``axis`` by ``start`` (one per
-    example, or shared) clamped into ``[0, limit]`` as the slicing primitives clamp it. It stands in for the
-    gather/scatter of JAX's rules, which irax lacks: a barrel shifter, one static rotation per bit of the
-    start chosen per example by ``select_n``, so ``log2(limit)`` steps of whole-array work, exact for every
-    dtype since it only moves elements."""
-    limit = min(limit, int(np.iinfo(aval(start).dtype).max))  # a bound past the dtype's range is no bound
-    start = b.clamp(0, start, limit)
-    shape = aval(xs[0]).shape
-    n = shape[axis]
-    bit = 1
-    while bit <= limit and bit < n:
-        which = b.ne(b.bind("and", start, bit)[0], 0)
-        if aval(start).shape:
-            which = b.broadcast_in_dim(which, shape=shape, broadcast_dimensions=(0,))
-        cut = bit if left else n - bit
-        xs = [b.select_n(which, x, b.concatenate(_slice_axis(b, x, axis, cut, n), _slice_axis(b, x, axis, 0, cut),
-                                                 dimension=axis)) for x in xs]
-        bit *= 2
-    return xs
-
-
-def _slice_axis(b, x, axis, start, limit):
-    shape = aval(x).shape
-    return b.slice(x, start_indices=tuple(start if i == axis else 0 for i in range(len(shape))),
-                   limit_indices=tuple(limit if i == axis else d for i, d in enumerate(shape)), strides=None)
+def _batch_dynamic_slice_indices(b, indices, dims):
+    """The start indices as one ``[size, n]`` (batched) or ``[n]`` (shared) index array, as JAX builds it."""
+    size = next((aval(x).shape[d] for x, d in zip(indices, dims) if d is not None), None)
+    if size is None:
+        pieces = [b.broadcast_in_dim(i, shape=(1,), broadcast_dimensions=()) for i in indices]
+        return (pieces[0] if len(pieces) == 1 else b.concatenate(*pieces, dimension=0)), None
+    pieces = [b.broadcast_in_dim(x, shape=(size, 1), broadcast_dimensions=(0,) if d is not None else ())
+              for x, d in zip(indices, dims)]
+    return (pieces[0] if len(pieces) == 1 else b.concatenate(*pieces, dimension=1)), 0
 
 
 def _dynamic_slice_batch(b, args, dims, *, slice_sizes):
-    """Unbatched starts keep one ``dynamic_slice`` (the batch axis sliced whole). Batched starts (JAX gathers)
-    slice the unbatched starts' axes first, then rotate each batched start's axis by its clamped start
-    (``_rotations``) and cut the slice statically."""
+    """As JAX: a dynamic slice is a gather (clamped starts), batched by the gather rule."""
     operand, *starts = args
     operand_bdim, *start_bdims = dims
-    if all(d is None for d in start_bdims):
-        return _dynamic_slice_at(b, operand, operand_bdim, starts, slice_sizes), operand_bdim
-    shape = unbatched_shape(aval(operand).shape, operand_bdim)
-    sizes = [m if d is None else n for m, n, d in zip(slice_sizes, shape, start_bdims)]
-    if tuple(sizes) != shape:
-        operand = _dynamic_slice_at(b, operand, operand_bdim,
-                                    [i if d is None else 0 for i, d in zip(starts, start_bdims)], sizes)
-    x = b.bdim_at_front(operand, operand_bdim)
-    for axis, (start, d, m, n) in enumerate(zip(starts, start_bdims, slice_sizes, shape)):
-        if d is not None:
-            (x,) = _rotations(b, [x], axis + 1, start, n - m, left=True)
-            if m < n:
-                x = _slice_axis(b, x, axis + 1, 0, m)
-    return x, 0
+    axes = tuple(range(len(starts)))
+    dnums = GatherDimensionNumbers(offset_dims=axes, collapsed_slice_dims=(), start_index_map=axes,
+                                   operand_batching_dims=(), start_indices_batching_dims=())
+    index, index_bdim = _batch_dynamic_slice_indices(b, starts, start_bdims)
+    return batch_gather(b, [operand, index], [operand_bdim, index_bdim], dimension_numbers=dnums,
+                         slice_sizes=slice_sizes, unique_indices=True, indices_are_sorted=True,
+                         mode=GatherScatterMode.CLIP, fill_value=None)
 
 
 def _dynamic_update_slice_batch(b, args, dims):
-    """Unbatched starts keep one ``dynamic_update_slice`` (operand and update meet at one batch axis, written
-    whole from 0). Batched starts (JAX scatters): the update, padded to the operand's shape, and a mask of
-    where it lies are rotated into place (``_rotations``) and selected over the operand."""
+    """As JAX: a dynamic update slice is a vmapped ``scatter`` (clamped starts)."""
     operand, update, *starts = args
     operand_bdim, update_bdim, *start_bdims = dims
-    if all(d is None for d in start_bdims):
-        bdim = update_bdim if operand_bdim is None else operand_bdim
-        operand, update = b.matchaxis(operand, operand_bdim, bdim), b.matchaxis(update, update_bdim, bdim)
-        starts = list(starts)
-        starts.insert(bdim, 0)
-        dtype = _index_dtype(starts)
-        starts = [b.literal(i, dtype) if isinstance(i, int) else i for i in starts]
-        return b.dynamic_update_slice(operand, update, *starts), bdim
-    x, update = b.bdim_at_front(operand, operand_bdim), b.bdim_at_front(update, update_bdim)
-    shape, update_shape = aval(x).shape[1:], aval(update).shape[1:]
-    config = ((0, 0, 0),) + tuple((0, n - m, 0) for m, n in zip(update_shape, shape))
-    mask = b.pad(b.full(aval(update).shape, np.bool_, True), False, padding_config=config)
-    update = b.pad(update, 0, padding_config=config)
-    for axis, (start, m, n) in enumerate(zip(starts, update_shape, shape)):
-        if m < n:
-            update, mask = _rotations(b, [update, mask], axis + 1, start, n - m, left=False)
-    return b.select_n(mask, x, update), 0
+    axes = tuple(range(len(starts)))
+    dnums = ScatterDimensionNumbers(update_window_dims=axes, inserted_window_dims=(), scatter_dims_to_operand_dims=axes,
+                                    operand_batching_dims=(), scatter_indices_batching_dims=())
+    index, index_bdim = _batch_dynamic_slice_indices(b, starts, start_bdims)
+    return batch_scatter(b, "scatter", [operand, index, update], [operand_bdim, index_bdim, update_bdim],
+                         dimension_numbers=dnums, indices_are_sorted=True, unique_indices=True,
+                         mode=GatherScatterMode.CLIP, transposed=None)
 
 
 BATCH_RULES.update(slice=_slice_batch, dynamic_slice=_dynamic_slice_batch,
@@ -406,5 +353,3 @@ def _cumulative_batch(b, args, dims, *, axis, reverse):
 for _name in ("cumsum", "cumprod", "cummax", "cummin", "cumlogsumexp"):
     BATCH_RULES[_name] = _cumulative_batch
 
-
-from . import batch_rules_gather_scatter  # noqa: E402,F401  (fills BATCH_RULES for gather and the scatters)

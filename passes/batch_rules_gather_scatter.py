@@ -12,7 +12,7 @@ from .batch import BATCH_RULES
 from .builder import aval
 
 
-def _gather_batch(b, args, dims, *, dimension_numbers, slice_sizes, unique_indices, indices_are_sorted, mode,
+def batch_gather(b, args, dims, *, dimension_numbers, slice_sizes, unique_indices, indices_are_sorted, mode,
                   fill_value):
     (operand, indices), (operand_bdim, indices_bdim) = args, dims
     dn = dimension_numbers
@@ -49,8 +49,9 @@ def _gather_batch(b, args, dims, *, dimension_numbers, slice_sizes, unique_indic
                   indices_are_sorted=indices_are_sorted, mode=mode, fill_value=fill_value), 0
 
 
-def _scatter_batch(b, args, dims, *, dimension_numbers, indices_are_sorted, unique_indices, mode, transposed,
-                   **params):
+def batch_scatter(b, name, args, dims, *, dimension_numbers, indices_are_sorted, unique_indices, mode, transposed,
+                  **params):
+    """The rule of the scatter ``name`` (also what dynamic_update_slice's rule delegates to, as JAX's does)."""
     (operand, indices, updates), (operand_bdim, indices_bdim, updates_bdim) = args, dims
     dn = dimension_numbers
     size = next(aval(x).shape[d] for x, d in zip(args, dims) if d is not None)
@@ -71,10 +72,14 @@ def _scatter_batch(b, args, dims, *, dimension_numbers, indices_are_sorted, uniq
             scatter_dims_to_operand_dims=tuple(np.add(1, dn.scatter_dims_to_operand_dims)),
             operand_batching_dims=(0,) + tuple(np.add(1, dn.operand_batching_dims)),
             scatter_indices_batching_dims=(0,) + tuple(np.add(1, dn.scatter_indices_batching_dims)))
-    return scatter(b, b.primitive, operand, indices, updates, dnums, indices_are_sorted=indices_are_sorted,
+    return scatter(b, name, operand, indices, updates, dnums, indices_are_sorted=indices_are_sorted,
                    unique_indices=unique_indices, mode=mode, transposed=transposed), 0
 
 
-BATCH_RULES["gather"] = _gather_batch
+def _scatter_batch(b, args, dims, **params):
+    return batch_scatter(b, b.primitive, args, dims, **params)
+
+
+BATCH_RULES["gather"] = batch_gather
 for _name in SCATTERS:
     BATCH_RULES[_name] = _scatter_batch
