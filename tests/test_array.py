@@ -571,7 +571,6 @@ METHOD_CALLS = [
 KNOWN_METHOD_BUGS = {
     "i32.sort()": "irax.numpy.sort is not implemented",
     "i32.argsort()": "irax.numpy.argsort is not implemented",
-    "i32.take(1)": "irax.numpy.take is not implemented",
     "i32.nonzero()": "irax.numpy.nonzero is not implemented",
 }
 

@@ -9,7 +9,7 @@ from irax.dtypes import bfloat16, promote_types, result_type
 from ._creation import (arange, array, asarray, bartlett, blackman, copy, empty, empty_like, eye, from_dlpack,
                         frombuffer, fromfunction, fromiter, fromstring, full, full_like, geomspace, hamming, hanning,
                         identity, linspace, logspace, ones, ones_like, tri, zeros, zeros_like)
-from ._indexing import _getitem, _IndexUpdateHelper
+from ._indexing import _getitem, _IndexUpdateHelper, put, put_along_axis, take, take_along_axis
 from ._linalg_ops import (diagonal, dot, einsum, inner, matmul, matvec, outer, tensordot, trace, vdot, vecdot,
                           vecmat)
 from ._matrix import (diag, diag_indices, diag_indices_from, diagflat, fill_diagonal, indices, ix_, kron, mask_indices,
