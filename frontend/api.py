@@ -277,27 +277,27 @@ def _leaf_signature(x):
 
 
 def _infer_argnums_and_argnames(fun, argnums, argnames):
-    """As JAX: static arguments named one way are also static when passed the other way (by the signature)."""
+    """As JAX: static arguments given one way only are also static when passed the other way (by the
+    signature)."""
     import inspect
+    nums, names = _as_tuple(argnums), _as_names(argnames)
     try:
         parameters = list(inspect.signature(fun).parameters.values())
     except (TypeError, ValueError):
-        return _as_tuple(argnums), _as_names(argnames)
+        return nums, names
     positional = [p for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-    if argnums is not None and not any(p.kind == p.VAR_POSITIONAL for p in parameters):
-        for i in _as_tuple(argnums):
+    if not any(p.kind == p.VAR_POSITIONAL for p in parameters):
+        for i in nums:
             if not -len(positional) <= i < len(positional):
-                raise ValueError(f"Jitted function has static_argnums={_as_tuple(argnums)}, but only accepts "
+                raise ValueError(f"Jitted function has static_argnums={nums}, but only accepts "
                                  f"{len(positional)} positional arguments.")
-    if argnums is None and argnames is not None:
-        names = _as_names(argnames)
-        return tuple(i for i, p in enumerate(positional) if p.kind == p.POSITIONAL_OR_KEYWORD and p.name in names), \
-            names
-    if argnames is None and argnums is not None:
-        nums = {i % len(positional) for i in _as_tuple(argnums)} if positional else set()
-        return _as_tuple(argnums), tuple(p.name for i, p in enumerate(positional)
-                                         if p.kind == p.POSITIONAL_OR_KEYWORD and i in nums)
-    return _as_tuple(argnums), _as_names(argnames)
+    by_name = [p.kind == p.POSITIONAL_OR_KEYWORD for p in positional]
+    if names and not nums:
+        nums = tuple(i for i, p in enumerate(positional) if by_name[i] and p.name in names)
+    elif nums and not names:
+        wanted = {i % len(positional) for i in nums}
+        names = tuple(p.name for i, p in enumerate(positional) if by_name[i] and i in wanted)
+    return nums, names
 
 
 class JitWrapped:

@@ -136,9 +136,7 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
     if isinstance(in_axes, list):
         in_axes = tuple(in_axes)
     _check_axes_type("in_axes", in_axes, True)
-    if not all(type(leaf) is int for leaf in tree_util.tree_leaves(out_axes)):
-        raise TypeError("vmap out_axes must be an int, None, or (nested) container with those types as leaves, "
-                        f"but got {out_axes}.")
+    _check_axes_type("out_axes", out_axes, False)
 
     @functools.wraps(fun)
     def vmap_f(*args, **kwargs):

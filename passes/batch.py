@@ -202,7 +202,7 @@ def batch_function(module, source, in_dims, axis_size, name, *, out_dims=None, a
         operands = [env[v] for v in op.operands]
         operand_dims = [dims[v] for v in operands]
         primitive = op.name[len("jaxpr."):]
-        if all(d is None for d in operand_dims) and not _names_axis(module, op, axis_name):
+        if all(d is None for d in operand_dims) and not _names_axis(module, op, axis_name, memo):
             clone = op.clone(ip=ip)
             for i, v in enumerate(operands):
                 clone.operands[i] = v
@@ -234,9 +234,9 @@ def batch_function(module, source, in_dims, axis_size, name, *, out_dims=None, a
     return new, out_value_dims
 
 
-def _names_axis(module, op, axis_name, seen=None) -> bool:
+def _names_axis(module, op, axis_name, memo) -> bool:
     """Whether ``op`` is a collective over ``axis_name``, or calls a function containing one (which must
-    then be batched even when no operand is)."""
+    then be batched even when no operand is). The answer for each callee is kept in ``memo``."""
     if axis_name is None:
         return False
     primitive = op.name[len("jaxpr."):]
@@ -246,14 +246,15 @@ def _names_axis(module, op, axis_name, seen=None) -> bool:
         return axis_name in (names if isinstance(names, tuple) else (names,))
     if primitive not in CALL_BODY_PARAMS:
         return False
-    seen = set() if seen is None else seen
     for attr in op.attributes:
         if attr.endswith("callee"):
-            name = ir.FlatSymbolRefAttr(op.attributes[attr]).value
-            if name not in seen:
-                seen.add(name)
-                if any(_names_axis(module, inner, axis_name, seen) for inner in body_ops(funcs.lookup(module, name))):
-                    return True
+            key = ("names_axis", ir.FlatSymbolRefAttr(op.attributes[attr]).value)
+            if key not in memo:
+                memo[key] = False  # a callee reached again while being searched adds nothing
+                memo[key] = any(_names_axis(module, inner, axis_name, memo)
+                                for inner in body_ops(funcs.lookup(module, key[1])))
+            if memo[key]:
+                return True
     return False
 
 

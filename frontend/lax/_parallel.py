@@ -142,31 +142,30 @@ def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False, to=
     """Every example's ``x`` along the named axis, stacked at ``axis`` (concatenated along it when ``tiled``)."""
     if to != "varying":
         raise NotImplementedError(f"all_gather(..., to={to!r}) needs shard_map's axis types, which irax lacks")
-    _no_groups(axis_index_groups)
-    names = _names(axis_name)
-    if not names:
-        return x
-    size = axis_size(names)
 
-    def bind(leaf):
-        leaf = as_operand(leaf)
+    def bind(leaf, names, size):
         dimension = _canonical_axis(axis, leaf.ndim if tiled else leaf.ndim + 1)
         return _bind("all_gather", leaf, all_gather_dimension=dimension, axis_name=names, axis_index_groups=None,
                      axis_size=size, tiled=bool(tiled))
-    return tree_util.tree_map(bind, x)
+    return _over_named_axes(x, axis_name, axis_index_groups, bind)
 
 
 def psum_scatter(x, axis_name, *, scatter_dimension=0, axis_index_groups=None, tiled=False):
     """``psum`` over the named axis, each example keeping its slice of ``scatter_dimension`` (the JAX primitive
     ``reduce_scatter``)."""
+
+    def bind(leaf, names, size):
+        return _bind("reduce_scatter", leaf, axis_name=names, scatter_dimension=_canonical_axis(
+            scatter_dimension, leaf.ndim), axis_index_groups=None, axis_size=size, tiled=bool(tiled))
+    return _over_named_axes(x, axis_name, axis_index_groups, bind)
+
+
+def _over_named_axes(x, axis_name, axis_index_groups, bind):
+    """``bind(leaf, names, size)`` on each leaf of ``x``; no names leave ``x`` as it is (as JAX's
+    all_gather and psum_scatter)."""
     _no_groups(axis_index_groups)
     names = _names(axis_name)
     if not names:
         return x
     size = axis_size(names)
-
-    def bind(leaf):
-        leaf = as_operand(leaf)
-        return _bind("reduce_scatter", leaf, axis_name=names, scatter_dimension=_canonical_axis(
-            scatter_dimension, leaf.ndim), axis_index_groups=None, axis_size=size, tiled=bool(tiled))
-    return tree_util.tree_map(bind, x)
+    return tree_util.tree_map(lambda leaf: bind(as_operand(leaf), names, size), x)

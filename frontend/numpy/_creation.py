@@ -252,17 +252,18 @@ def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
 @staged_as("_logspace", static_argnames=("num", "endpoint", "dtype", "axis"))
 def _logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
     from ._ufuncs import power
-    from ._util import ensure_arraylike
-    if dtype is None:
-        dtype = to_inexact_dtype(dtypes.result_type(start, stop))
-    else:
-        dtype = dtypes.canonicalize_dtype(dtype)
-    computation_dtype = to_inexact_dtype(dtype)
-    start, stop = ensure_arraylike("logspace", start, stop)
-    start = start.astype(computation_dtype)
-    stop = stop.astype(computation_dtype)
+    start, stop, dtype, _ = _log_endpoints("logspace", start, stop, dtype)
     lin = linspace(start, stop, num, endpoint=endpoint, retstep=False, dtype=None, axis=axis)
     return convert_element_type(power(base, lin), dtype)
+
+
+def _log_endpoints(name, start, stop, dtype):
+    """The endpoints in the computation dtype, and the result dtype (as JAX's logspace and geomspace)."""
+    from ._util import ensure_arraylike
+    dtype = to_inexact_dtype(dtypes.result_type(start, stop)) if dtype is None else dtypes.canonicalize_dtype(dtype)
+    computation_dtype = to_inexact_dtype(dtype)
+    start, stop = ensure_arraylike(name, start, stop)
+    return start.astype(computation_dtype), stop.astype(computation_dtype), dtype, computation_dtype
 
 
 def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
@@ -275,15 +276,8 @@ def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
 @staged_as("_geomspace", static_argnames=("num", "endpoint", "dtype", "axis"))
 def _geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
     from ._ufuncs import log10, sign
-    from ._util import canonicalize_axis, ensure_arraylike
-    if dtype is None:
-        dtype = to_inexact_dtype(dtypes.result_type(start, stop))
-    else:
-        dtype = dtypes.canonicalize_dtype(dtype)
-    computation_dtype = to_inexact_dtype(dtype)
-    start, stop = ensure_arraylike("geomspace", start, stop)
-    start = start.astype(computation_dtype)
-    stop = stop.astype(computation_dtype)
+    from ._util import canonicalize_axis
+    start, stop, dtype, computation_dtype = _log_endpoints("geomspace", start, stop, dtype)
     signs = sign(start)
     res = signs * logspace(log10(start / signs), log10(stop / signs), num, endpoint=endpoint, base=10.0,
                            dtype=computation_dtype, axis=0)

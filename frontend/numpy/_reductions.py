@@ -270,12 +270,17 @@ def _average(a, axis=None, weights=None, returned=False, keepdims=False):
     return avg
 
 
+def _correction(ddof, correction):
+    if correction is None:
+        return ddof
+    if not isinstance(ddof, int) or ddof != 0:
+        raise ValueError("ddof and correction can't be provided simultaneously.")
+    return correction
+
+
 def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None, mean=None, correction=None):
     """Variance (``ddof``/``correction`` degrees of freedom removed), as ``jnp.var`` (a jit named ``_var``)."""
-    if correction is None:
-        correction = ddof
-    elif not isinstance(ddof, int) or ddof != 0:
-        raise ValueError("ddof and correction can't be provided simultaneously.")
+    correction = _correction(ddof, correction)
     a = ensure_arraylike("var", a)
     return _var(a, axis=_ensure_optional_axes(axis), dtype=dtype, out=out, correction=correction,
                 keepdims=keepdims, where=where, a_mean=mean)
@@ -326,10 +331,7 @@ def _var_promote_types(a_dtype, dtype):
 
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None, mean=None, correction=None):
     """Standard deviation, as ``jnp.std`` (a jit named ``_std`` around ``var``)."""
-    if correction is None:
-        correction = ddof
-    elif not isinstance(ddof, int) or ddof != 0:
-        raise ValueError("ddof and correction can't be provided simultaneously.")
+    correction = _correction(ddof, correction)
     a = ensure_arraylike("std", a)
     return _std(a, axis=_ensure_optional_axes(axis), dtype=dtype, out=out, correction=correction,
                 keepdims=keepdims, where=where, mean=mean)

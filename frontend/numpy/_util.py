@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import functools
-import inspect
 import operator
 
 import numpy as np
@@ -211,30 +210,10 @@ def staged_as(name, static_argnums=(), static_argnames=()):
     left to its default is fine. The dynamic arguments keep JAX's order: positional ones first,
     then keyword ones by name.
     """
-    static_argnums = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
-    static_argnames = (static_argnames,) if isinstance(static_argnames, str) else tuple(static_argnames)
-
     def wrap(fun):
-        params = list(inspect.signature(fun).parameters.values())
-        positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-        names = set(static_argnames) | {positional[i].name for i in static_argnums if i < len(positional)}
-        static_pos = {i for i, p in enumerate(positional) if p.name in names}
-
-        def inner(*dyn, _static_positions=(), **kw):
-            args = list(dyn)
-            for i, v in _static_positions:
-                args.insert(i, v)
-            return fun(*args, **kw)
-        inner.__name__ = inner.__qualname__ = name
-        jitted = staged(inner, static_argnames=tuple(sorted(names)) + ("_static_positions",))
-
         @functools.wraps(fun)
-        def call(*args, **kwargs):
-            if not static_pos:
-                return jitted(*args, **kwargs)
-            statics = tuple((i, args[i]) for i in sorted(static_pos) if i < len(args))
-            dyn = [a for i, a in enumerate(args) if i not in static_pos]
-            return jitted(*dyn, _static_positions=statics, **kwargs)
-        call.__name__ = call.__qualname__ = name
-        return call
+        def named(*args, **kwargs):
+            return fun(*args, **kwargs)
+        named.__name__ = named.__qualname__ = name
+        return staged(named, static_argnums=static_argnums, static_argnames=static_argnames)
     return wrap
