@@ -64,7 +64,8 @@ def _replay_call(module, primitive, params, operands):
     copied = _copy_function(module, callee, name, outer)
     if isinstance(copied, str):  # a call of a function being copied (a rule calling a jit of its function)
         from irax.ir.dialect import aval_of_type
-        ftype = ir.FunctionType(ir.TypeAttr(callee.attributes["function_type"]).value)
+        from irax.passes.funcs import function_type
+        ftype = function_type(callee)
         copied = api.Traced(outer.module, copied, [], [aval_of_type(t) for t in ftype.inputs],
                             [aval_of_type(t) for t in ftype.results], None, None, name)
     rules = {key: _copy_function(module, lookup(module, value), name, outer)

@@ -49,7 +49,7 @@ def _emit(b, primitive, args, result_types, params):
 
 
 def _result_types(func):
-    return list(ir.FunctionType(ir.TypeAttr(func.attributes["function_type"]).value).results)
+    return list(funcs.function_type(func).results)
 
 
 class _Pending:

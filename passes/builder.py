@@ -40,8 +40,8 @@ class Builder:
     def call(self, callee, operands, primitive="pjit", **params) -> list:
         """A call of the function ``callee``: a ``jaxpr.pjit`` (give its ``name``), or ``primitive`` with its
         other ``params`` (a checkpoint)."""
-        from .funcs import name_of
-        result_types = list(ir.FunctionType(ir.TypeAttr(callee.attributes["function_type"]).value).results)
+        from .funcs import function_type, name_of
+        result_types = list(function_type(callee).results)
         op = ir.Operation.create(f"jaxpr.{primitive}", results=result_types, operands=list(operands),
                                  attributes=encode_params(OPS[primitive], {**params, "callee": name_of(callee)}),
                                  loc=self.loc, ip=self.ip)

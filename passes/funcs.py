@@ -25,6 +25,10 @@ def lookup(module, name):
     return func
 
 
+def function_type(func):
+    return ir.FunctionType(ir.TypeAttr(func.attributes["function_type"]).value)
+
+
 def arguments(func) -> list:
     return list(func.regions[0].blocks[0].arguments)
 

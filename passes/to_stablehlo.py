@@ -18,6 +18,8 @@ from irax.ir.ops import OPS
 from irax.ir.shapes import issubdtype, split_axes
 from irax.passes import f64_math
 
+from .funcs import function_type
+
 LOWERINGS: dict = {}
 
 
@@ -634,7 +636,7 @@ def _literal(ctx, *, value, weak_type=None):
 @lowering("pjit", "custom_jvp_call", "custom_vjp_call", "checkpoint")
 def _call(ctx, *args, callee, **params):
     """A call of the function's own body; derivative rules and policies play no part in evaluation."""
-    n_args = len(ir.FunctionType(ir.TypeAttr(ctx.symbols[callee].attributes["function_type"]).value).inputs)
+    n_args = len(function_type(ctx.symbols[callee]).inputs)
     op = ctx.emit("func.call", list(args[:n_args]), [r.type for r in ctx.op.results],
                   {"callee": ir.FlatSymbolRefAttr.get(callee)})
     return list(op.results)
