@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from irax.ir import control_flow as CF
 from irax.ir.dialect import aval_of_type, decode_params
-from irax.ir.jaxpr_view import body_ops
+from irax.ir.jaxpr_view import body_ops, num_consts
 from irax.ir.mlir import ir
 from irax.ir.ops import CALL_BODY_PARAMS, OPS
 
@@ -42,9 +43,53 @@ def _run(functions, name, args):
 
 def _evaluate_op(functions, op, operands):
     opdef = OPS[op.name[len("jaxpr."):]]
-    params = decode_params(opdef, op)
-    if opdef.name in CALL_BODY_PARAMS:
+    return _evaluate(functions, opdef.name, operands, [aval_of_type(r.type) for r in op.results],
+                     decode_params(opdef, op))
+
+
+def evaluate_primitive(module, primitive, operands, avals, params):
+    """One op of the given params on host arrays, the functions it calls being those of ``module``."""
+    return _evaluate(_functions(module), primitive, [np.asarray(x) for x in operands], avals, params)
+
+
+def _evaluate(functions, primitive, operands, avals, params):
+    if primitive in CALL_BODY_PARAMS:
         callee = params["callee"]
         return _run(functions, callee, operands[:len(functions[callee].regions[0].blocks[0].arguments)])
-    avals = [aval_of_type(r.type) for r in op.results]
-    return numpy_rules.evaluate(opdef.name, operands, params, avals)
+    if primitive in CONTROL_FLOW:
+        return CONTROL_FLOW[primitive](functions, operands, avals, **params)
+    return numpy_rules.evaluate(primitive, operands, params, avals)
+
+
+def _cond(functions, operands, avals, *, branches):
+    """Out-of-range indices run the last branch (as ``stablehlo.case``); lax.switch clamps before."""
+    index = int(operands[0])
+    name = branches[index if 0 <= index < len(branches) else -1]
+    return _run(functions, name, CF.branch_operands(operands[1:], num_consts(functions[name])))
+
+
+def _while(functions, operands, avals, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
+    """A batched predicate (an array) runs the body while any element is true, a carry element whose
+    predicate is false keeping its value."""
+    cond_consts, body_consts, carry = CF.split_while(operands, cond_nconsts, body_nconsts)
+    pred = _run(functions, cond_jaxpr, carry + cond_consts)[0]
+    while np.any(pred):
+        new = _run(functions, body_jaxpr, carry + body_consts)
+        carry = [np.where(np.reshape(pred, pred.shape + (1,) * (n.ndim - pred.ndim)), n, c)
+                 for n, c in zip(new, carry)]
+        pred = _run(functions, cond_jaxpr, carry + cond_consts)[0]
+    return carry
+
+
+def _scan(functions, operands, avals, *, jaxpr, length, reverse, num_consts, num_carry, unroll):
+    consts, carry, xs = CF.split_scan(operands, num_consts, num_carry)
+    ys = [np.empty(a.shape, a.dtype) for a in avals[num_carry:]]
+    for i in reversed(range(length)) if reverse else range(length):
+        outs = _run(functions, jaxpr, carry + [x[i] for x in xs] + consts)
+        carry = outs[:num_carry]
+        for y, out in zip(ys, outs[num_carry:]):
+            y[i] = out
+    return carry + ys
+
+
+CONTROL_FLOW = {"cond": _cond, "while": _while, "scan": _scan}

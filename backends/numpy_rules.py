@@ -463,3 +463,7 @@ def _exactly(value, aval):
 
 
 from . import numpy_gather_scatter  # noqa: E402,F401  (fills RULES with gather and the scatters)
+from . import numpy_convolution  # noqa: E402,F401  (fills RULES with the convolution and windowed reductions)
+from . import numpy_sort  # noqa: E402,F401  (fills RULES with sort and top_k)
+from . import numpy_linalg  # noqa: E402,F401  (fills RULES with cholesky, triangular_solve and lu)
+from . import numpy_special  # noqa: E402,F401  (fills RULES with igamma, betainc, the Bessel functions, zeta, ...)

@@ -60,11 +60,30 @@ def _workloads(jax, jnp, rng):
         logits = mlp(params, x[None])[0]
         return -jnp.sum(jax.nn.log_softmax(logits) * label)
 
+    def rnn(params, xs):
+        w_h, w_x = params
+
+        def step(h, x):
+            h = jnp.tanh(h @ w_h + x @ w_x)
+            return h, h
+        h, hs = jax.lax.scan(step, jnp.zeros((xs.shape[1], w_h.shape[0]), xs.dtype), xs)
+        return jnp.sum(h) + jnp.mean(hs)
+
+    def newton(a):
+        """The cube root of a by Newton's method on f(x) = x^3 - a, until the step is tiny."""
+        def body(state):
+            x, _ = state
+            step = (x ** 3 - a) / (3 * x ** 2)
+            return x - step, jnp.abs(step)
+        return jax.lax.while_loop(lambda s: s[1] > 1e-6, body, (a, jnp.float32(1.0)))[0]
+
     sizes = [784, 512, 512, 10]
     params = [(rng.standard_normal((m, n), np.float32) / np.sqrt(m), np.zeros(n, np.float32))
               for m, n in zip(sizes[:-1], sizes[1:])]
     small = [(rng.standard_normal((m, n), np.float32) / np.sqrt(m), np.zeros(n, np.float32))
              for m, n in zip([64, 32], [32, 10])]
+    rnn_params = (rng.standard_normal((256, 256), np.float32) / 16, rng.standard_normal((32, 256), np.float32) / 6)
+    rnn_xs = rng.standard_normal((100, 64, 32), np.float32)
     return {
         "x+1 f32[4] (dispatch)": (jax.jit(lambda x: x + 1), (np.ones(4, np.float32),), True),
         "elementwise chain 1M": (jax.jit(lambda x: jnp.sqrt(jnp.tanh(jnp.exp(jnp.cos(jnp.sin(x)))))),
@@ -86,6 +105,9 @@ def _workloads(jax, jnp, rng):
         "vmap(matmul) 64x128x128": (jax.jit(jax.vmap(jnp.matmul)),
                                     (rng.standard_normal((64, 128, 128), np.float32),
                                      rng.standard_normal((64, 128, 128), np.float32)), True),
+        "RNN scan 100 steps h256 b64": (jax.jit(rnn), (rnn_params, rnn_xs), True),
+        "RNN scan 100 steps grad": (jax.jit(jax.grad(rnn)), (rnn_params, rnn_xs), True),
+        "Newton while_loop (cbrt)": (jax.jit(newton), (np.float32(12345.0),), True),
     }
 
 

@@ -19,11 +19,12 @@ from .custom_derivatives import custom_jvp, custom_vjp
 from .core import Tracer
 from .device import default_backend, device_get, device_put, devices, local_devices
 from . import lax, nn, numpy, random, test_util
+from . import scipy
 
 __version__ = "0.1.0"
 
 __all__ = ["Array", "ShapeDtypeStruct", "Tracer", "ad_checkpoint", "checkpoint", "checkpoint_policies",
            "closure_convert", "config", "custom_jvp", "custom_vjp", "default_backend", "device_get", "device_put",
            "devices", "dtypes", "errors", "eval_shape", "grad", "hessian", "jacfwd", "jacobian", "jacrev", "jit",
-           "jvp", "lax", "linearize", "local_devices", "make_jaxpr", "nn", "numpy", "random", "remat", "test_util",
-           "tree_util", "value_and_grad", "vjp", "vmap"]
+           "jvp", "lax", "linearize", "local_devices", "make_jaxpr", "nn", "numpy", "random", "remat", "scipy",
+           "test_util", "tree_util", "value_and_grad", "vjp", "vmap"]

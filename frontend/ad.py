@@ -15,9 +15,10 @@ import weakref
 import numpy as np
 
 from irax.ir.avals import ShapedArray
+from irax.ir.control_flow import BODY_PARAMS
 from irax.ir.dialect import decode_params
 from irax.ir.jaxpr_view import body_ops, num_consts
-from irax.ir.mlir import ir, scope
+from irax.ir.mlir import scope
 from irax.ir.ops import CALL_BODY_PARAMS, OPS
 
 from . import api, core, dtypes, tree_util
@@ -45,6 +46,8 @@ def replay(module, func, args) -> list:
             raise TypeError("can't apply forward-mode autodiff (jvp) to a custom_vjp function.")
         if name in CALL_BODY_PARAMS:
             outs = _replay_call(module, name, params, operands)
+        elif name in BODY_PARAMS:
+            outs = _replay_control_flow(module, name, params, operands, op)
         else:
             outs = core.bind(name, *operands, **params)
         env.update(zip(op.results, outs))
@@ -73,6 +76,25 @@ def _replay_call(module, primitive, params, operands):
     rest = {k: v for k, v in params.items() if k not in ("name", "callee") and not k.endswith("_callee")}
     return outer.call(copied, list(operands), primitive, **rest,
                       **{k: v if isinstance(v, str) else v.func_name for k, v in rules.items()})
+
+
+def _replay_control_flow(module, primitive, params, operands, op):
+    """A control-flow op replayed: evaluated on ``module``'s bodies in eager mode, else re-emitted naming
+    copies of its bodies in the caller's module."""
+    from irax.ir.dialect import aval_of_type
+    from irax.passes.funcs import lookup
+    avals_out = [aval_of_type(r.type) for r in op.results]
+    if isinstance(core.current_trace(), core.EvalTrace):
+        return core.bind_with_bodies(primitive, module, operands, avals_out, params)
+    outer = core.current_trace()
+
+    def copy(name):
+        copied = _copy_function(module, lookup(module, name), name, outer)
+        return copied if isinstance(copied, str) else copied.func_name
+    params = dict(params)
+    for key in BODY_PARAMS[primitive]:
+        params[key] = tuple(map(copy, params[key])) if isinstance(params[key], tuple) else copy(params[key])
+    return core.bind_with_bodies(primitive, outer.module, operands, avals_out, params)
 
 
 _copies: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # caller's module -> {source: copy}

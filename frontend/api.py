@@ -92,9 +92,11 @@ def _fun_name(fun) -> str:
     return getattr(fun, "__name__", None) or type(fun).__name__
 
 
-def trace(fun, args, kwargs, *, purpose, module=None, func_name="main", private=False, concrete=False) -> Traced:
+def trace(fun, args, kwargs, *, purpose, module=None, func_name="main", private=False, concrete=False,
+          seed=()) -> Traced:
     """Traces ``fun(*args, **kwargs)`` (array leaves abstract) into a new ``func.func``; ``concrete`` tracers
-    also carry the arguments' values where all of them have one."""
+    also carry the arguments' values where all of them have one. ``seed`` lists values to take as the first
+    closed-over ones, in order."""
     leaves, in_tree = tree_util.tree_flatten((args, kwargs))
     in_avals = [abstractify(x, f"argument {i}") for i, x in enumerate(leaves)]
     module = module if module is not None else core.new_module()
@@ -109,6 +111,7 @@ def trace(fun, args, kwargs, *, purpose, module=None, func_name="main", private=
     core.push_trace(t)
     with scope():
         try:
+            t.seed_closure(seed)
             targs, tkwargs = tree_util.tree_unflatten(in_tree, t.in_tracers)
             out = fun(*targs, **tkwargs)
             out_leaves, out_tree = tree_util.tree_flatten(out)

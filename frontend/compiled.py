@@ -16,6 +16,7 @@ from .array import Array, to_numpy
 # dot_generals, run on the multi-threaded driver; below, its scheduling costs more than it saves.
 _TASK_DRIVER_WORK = 1 << 19
 _TASK_DRIVER_MACS = 1 << 23
+_WHILE_TRIPS = 16
 
 
 def lower_to_stablehlo(traced) -> str:
@@ -28,25 +29,37 @@ def lower_to_stablehlo(traced) -> str:
 
 def _driver(traced) -> str:
     elements = max([a.size for a in traced.in_avals] + [a.size for a in traced.out_avals], default=0)
-    big = elements >= _TASK_DRIVER_WORK or _dot_macs(traced.module) >= _TASK_DRIVER_MACS
+    big = elements >= _TASK_DRIVER_WORK or _dot_macs(traced.module, traced.func_name) >= _TASK_DRIVER_MACS
     return "local-task" if big else "local-sync"
 
 
-def _dot_macs(module) -> int:
-    """Multiply-adds of the module's dot_generals: result size times contracted size."""
+def _dot_macs(module, func_name) -> int:
+    """Multiply-adds of the dot_generals ``func_name`` runs: result size times contracted size, a scan body's
+    counted once per step and a while body's as if it ran ``_WHILE_TRIPS`` times."""
+    from irax.ir.control_flow import referenced_symbols
     from irax.ir.dialect import aval_of_type, decode_params
     from irax.ir.jaxpr_view import body_ops
     from irax.ir.ops import OPS
-    from irax.passes.funcs import functions
-    total = 0
+    from irax.passes.funcs import symbols
+    table, memo = symbols(module), {}
+
+    def macs(name):
+        if name not in memo:
+            memo[name] = 0  # a function reached again while being counted adds nothing
+            memo[name] = sum(_op_macs(op, macs) for op in body_ops(table[name]))
+        return memo[name]
+
+    def _op_macs(op, macs):
+        if op.name == "jaxpr.dot_general":
+            (contracting, _), _ = decode_params(OPS["dot_general"], op)["dimension_numbers"]
+            lhs = aval_of_type(op.operands[0].type)
+            return aval_of_type(op.results[0].type).size * int(np.prod([lhs.shape[d] for d in contracting]))
+        trips = {"jaxpr.scan": lambda: decode_params(OPS["scan"], op)["length"],
+                 "jaxpr.while": lambda: _WHILE_TRIPS}.get(op.name, lambda: 1)()
+        return trips * sum(macs(name) for name in referenced_symbols(op))
+
     with scope():
-        for func in functions(module):
-            for op in body_ops(func):
-                if op.name == "jaxpr.dot_general":
-                    (contracting, _), _ = decode_params(OPS["dot_general"], op)["dimension_numbers"]
-                    lhs = aval_of_type(op.operands[0].type)
-                    total += aval_of_type(op.results[0].type).size * int(np.prod([lhs.shape[d] for d in contracting]))
-    return total
+        return macs(func_name)
 
 
 class CompiledCall:

@@ -259,6 +259,7 @@ class JaxprTrace:
                            zip(in_avals, self.block.arguments, concrete_args or [None] * len(in_avals))]
         self.closure = []           # what the trailing arguments are bound to: constants or outer tracers
         self._closure_args = {}     # id(object) -> (object, block argument)
+        self.host_operands = {}     # id(NumPy array) -> (it, its Array): see lax's ``as_operand``
 
     def process(self, opdef, args, params):
         values = [self.to_value(a) for a in args]
@@ -322,18 +323,27 @@ class JaxprTrace:
     def call(self, traced, operands, primitive="pjit", **params):
         """Emits a call of ``traced`` (a function of this module) on ``operands``: a ``jaxpr.pjit``, or the
         ``primitive`` given with its ``params`` (custom_jvp_call, custom_vjp_call)."""
-        values = [self.to_value(o) for o in operands]
         params = {"name": traced.fun_name, "callee": traced.func_name, **params}
-        op = ir.Operation.create(f"jaxpr.{primitive}", results=[dialect.tensor_type_of(a) for a in traced.out_avals],
-                                 operands=values, attributes=dialect.encode_params(ops.OPS[primitive], params),
+        return self.emit(ops.OPS[primitive], operands, traced.out_avals, params)
+
+    def emit(self, opdef, operands, avals_out, params):
+        """Records an op whose result types come from the functions it calls (a call, a control-flow op); a
+        concrete trace evaluates it too."""
+        values = [self.to_value(o) for o in operands]
+        op = ir.Operation.create(opdef.mlir_name, results=[dialect.tensor_type_of(a) for a in avals_out],
+                                 operands=values, attributes=dialect.encode_params(opdef, params),
                                  loc=user_location(), ip=self.ip)
-        concrete = [None] * len(traced.out_avals)
+        concrete = [None] * len(avals_out)
         arrays = [o.concrete if isinstance(o, Tracer) else _to_numpy(o) for o in operands] if self.concrete else [None]
         if all(a is not None for a in arrays):
             from irax.backends import interpreter
-            concrete = interpreter.evaluate(self.module, arrays[:len(traced.in_avals) + len(traced.closure)],
-                                            traced.func_name)
-        return [Tracer(self, aval, r, c) for aval, r, c in zip(traced.out_avals, op.results, concrete)]
+            concrete = interpreter.evaluate_primitive(self.module, opdef.name, arrays, avals_out, params)
+        return [Tracer(self, aval, r, c) for aval, r, c in zip(avals_out, op.results, concrete)]
+
+    def seed_closure(self, values):
+        """Makes ``values`` its first closed-over values, in order: branches share their constants."""
+        for x in values:
+            self.to_value(x)
 
     def finish(self, outs):
         """Ends the function with ``outs``; returns their avals (weak types kept)."""
@@ -374,6 +384,22 @@ def pop_trace(trace):
     assert _stack[-1] is trace
     _stack.pop()
     trace.active = False
+
+
+def bind_with_bodies(primitive: str, module, operands, avals_out, params):
+    """Applies a control-flow op whose bodies are functions of ``module``: records it under a trace, else
+    evaluates it with the reference interpreter."""
+    trace = _stack[-1]
+    if isinstance(trace, JaxprTrace):
+        return trace.emit(ops.OPS[primitive], operands, avals_out, params)
+    arrays = []
+    for x in operands:
+        if isinstance(x, Tracer):
+            raise _leaked(x)
+        arrays.append(_to_numpy(x))
+    from irax.backends import interpreter
+    outs = interpreter.evaluate_primitive(module, primitive, arrays, avals_out, params)
+    return [_Array._from_host(np.asarray(o, a.dtype), a) for o, a in zip(outs, avals_out)]
 
 
 def bind(primitive: str, *args, **params):

@@ -63,7 +63,7 @@ class _Custom:
         return self._emit(trace, entry, leaves, f"{type(self).__name__}_call", **self._call_params())
 
     def _bind_args(self, args, kwargs):
-        if not kwargs:
+        if not kwargs and not self.nondiff_argnums:  # a defaulted nondiff argument must be filled in, as JAX's
             return tuple(args)
         bound = inspect.signature(self.fun).bind(*args, **kwargs)
         bound.apply_defaults()

@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import inspect
 import operator
+import sys
 import warnings
 
 import numpy as np
@@ -408,3 +409,8 @@ log1mexp.defjvps(lambda g, ans, x: g / jnp.expm1(x))
 
 
 tanh = jnp.tanh  # as jax.nn.tanh
+
+from irax import _nn_initializers as initializers  # noqa: E402  (importable as irax.nn.initializers too)
+from irax._nn_attention import dot_product_attention as _dot_product_attention  # noqa: E402
+sys.modules[__name__ + ".initializers"] = initializers
+dot_product_attention = _dot_product_attention

@@ -13,8 +13,11 @@ from typing import Callable
 
 import numpy as np
 
+from . import control_flow as CF
 from . import params as P
+from . import convolution as CV
 from . import gather_scatter as GS
+from . import linalg as LA
 from . import shapes as S
 
 VARIADIC = -1
@@ -104,6 +107,15 @@ for _name in ("add", "sub", "mul", "div", "rem", "max", "min"):
             doc=f"Elementwise {_name} of two operands of one dtype.")
 declare("add_any", 2, S.nary(NUMBER), doc="Adds two tangents or cotangents (autodiff's accumulation).")
 declare("polygamma", 2, S.nary(FLOAT), doc="The m-th derivative of digamma at x (m a whole number, else NaN).")
+declare("igamma", 2, S.nary(FLOAT), doc="The regularized lower incomplete gamma function P(a, x).")
+declare("igammac", 2, S.nary(FLOAT), doc="The regularized upper incomplete gamma function Q(a, x) = 1 - P(a, x).")
+declare("igamma_grad_a", 2, S.nary(FLOAT), doc="The derivative of igamma(a, x) with respect to a.")
+declare("regularized_incomplete_beta", 3, S.nary(FLOAT), doc="The regularized incomplete beta function I_x(a, b).")
+declare("zeta", 2, S.nary(FLOAT), doc="The Hurwitz zeta function zeta(x, q) = sum over n >= 0 of (n + q) ** -x.")
+declare("bessel_i0e", 1, S.nary(FLOAT), doc="exp(-|x|) I0(x): the modified Bessel function of order 0, scaled.")
+declare("bessel_i1e", 1, S.nary(FLOAT), doc="exp(-|x|) I1(x): the modified Bessel function of order 1, scaled.")
+declare("reduce_precision", 1, S.nary(FLOAT), Param("exponent_bits", P.INT), Param("mantissa_bits", P.INT),
+        doc="Rounds to the nearest value of a float format with these bit counts (to nearest even; overflow to inf).")
 for _name in ("pow", "atan2", "nextafter"):
     declare(_name, 2, S.nary(INEXACT if _name == "pow" else FLOAT), doc=f"Elementwise {_name}.")
 for _name in ("eq", "ne", "lt", "le", "gt", "ge"):
@@ -173,9 +185,33 @@ declare("dot_general", 2, S.dot_general, Param("dimension_numbers", P.DOT_DIMS),
         Param("precision", P.Fixed(None), hide=_is_none),
         Param("preferred_element_type", P.Optional(P.DTYPE), hide=_is_none),
         doc="Tensor contraction with batch dimensions.")
+declare("conv_general_dilated", 2, CV.conv_shape, Param("window_strides", P.INTS), Param("padding", CV.PADDING),
+        Param("lhs_dilation", P.INTS), Param("rhs_dilation", P.INTS), Param("dimension_numbers", CV.CONV_DIMS),
+        Param("feature_group_count", P.INT), Param("batch_group_count", P.INT),
+        Param("precision", P.Optional(CV.PRECISION)), Param("preferred_element_type", P.Optional(P.DTYPE)),
+        Param("out_sharding", P.NONE), doc="N-d convolution with strides, padding, dilations and groups (XLA's Conv).")
+_WINDOW = (Param("base_dilation", P.INTS), Param("padding", CV.PADDING), Param("window_dilation", P.INTS),
+           Param("window_dimensions", P.INTS), Param("window_strides", P.INTS))
+for _name in ("reduce_window_sum", "reduce_window_max", "reduce_window_min"):
+    declare(_name, 1, CV.reduce_window_shape, *_WINDOW, doc=f"{_name[14:]} over each (padded, dilated) window.")
+declare("select_and_gather_add", 2, CV.select_and_gather_add_shape, Param("select_prim", P.STR), *_WINDOW,
+        doc="Per window, the tangent at the operand element select_prim (ge: max, le: min) picks.")
+declare("select_and_scatter_add", 2, CV.select_and_scatter_add_shape, Param("padding", CV.PADDING),
+        Param("select_prim", P.STR), Param("window_dimensions", P.INTS), Param("window_strides", P.INTS),
+        doc="Adds each source element at the operand element select_prim picks in its window (max-pool's VJP).")
 for _name in ("cumsum", "cumprod", "cummax", "cummin", "cumlogsumexp"):
     declare(_name, 1, S.cumulative, Param("axis", P.INT), Param("reverse", P.BOOL),
             doc=f"Inclusive {_name[3:]} scan along an axis.")
+declare("sort", VARIADIC, S.sort, Param("dimension", P.INT), Param("is_stable", P.BOOL), Param("num_keys", P.INT),
+        doc="Sorts the operands together along one axis, lexicographically by the first num_keys (NaN last).")
+declare("top_k", 1, S.top_k, Param("k", P.INT), Param("axis", P.INT),
+        doc="The k largest entries along an axis and their int32 indices (ties: the lower index first).")
+declare("cholesky", 1, LA.cholesky, doc="The lower Cholesky factor of each matrix (upper triangle: the input's, "
+        "as LAPACK's potrf leaves it; all NaN where not positive definite).")
+declare("triangular_solve", 2, LA.triangular_solve, *(Param(_p, P.BOOL) for _p in LA.TRIANGULAR_SOLVE_PARAMS),
+        doc="Solves op(a) x = b (x op(a) = b unless left_side) for triangular a, reading one triangle of a.")
+declare("lu", 1, LA.lu, doc="LU decomposition with partial pivoting: L (unit diagonal implied) and U in one matrix, "
+        "the row swaps and the permutation (int32).")
 declare("pjit", VARIADIC, None, Param("name", P.STR), Param("callee", P.SYMBOL),
         first_params=("name",), doc="Calls another function of the module (a nested jit).")
 _hidden = lambda v: True  # noqa: E731
@@ -192,6 +228,18 @@ declare("custom_lin", VARIADIC, None, Param("num_res", P.INT), Param("bwd", P.ST
         doc="The linear part of a custom_vjp function's derivative: only its transpose, bwd_callee on the "
             "residuals and cotangents, can be evaluated. Operands: residuals, bwd's constants (num_res in all), "
             "then the tangents; results: the types of bwd_callee's cotangent arguments.")
+declare("cond", VARIADIC, None, Param("branches", CF.SYMBOLS),
+        doc="Runs branches[index] (clamped into range) on the operands. Operands: the i32 index, the branches' "
+            "shared constants, then their arguments (see ir/control_flow.py).")
+declare("while", VARIADIC, None, Param("body_jaxpr", P.SYMBOL), Param("body_nconsts", P.INT),
+        Param("cond_jaxpr", P.SYMBOL), Param("cond_nconsts", P.INT),
+        doc="Applies body_jaxpr to the carry while cond_jaxpr of it is true (a batched predicate, a bool array "
+            "prefixing every carry's shape: while any element is, the others' carry kept). Operands: cond_jaxpr's "
+            "constants, body_jaxpr's constants, then the initial carry.")
+declare("scan", VARIADIC, None, Param("jaxpr", P.SYMBOL), Param("length", P.INT), Param("num_carry", P.INT),
+        Param("num_consts", P.INT), Param("reverse", P.BOOL), Param("unroll", P.INT),
+        doc="Loops jaxpr over the leading axis of xs (backwards if reverse), threading the carry and stacking "
+            "the per-step outputs. Operands: constants, the initial carry, then xs.")
 declare("literal", 0, S.literal, Param("value", P.SCALAR), Param("weak_type", P.Optional(P.BOOL)),
         doc="A scalar constant; printed inline as JAX's literals are. weak_type marks a Python scalar's.")
 

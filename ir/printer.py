@@ -12,6 +12,7 @@ import collections
 import itertools
 
 from . import pretty as pp
+from .control_flow import BODY_PARAMS
 from .gather_scatter import SCATTERS, UpdateJaxprKind, update_jaxpr_view
 from .jaxpr_view import Literal, Var, num_consts, rotate_call_operands, view
 from .mlir import ir
@@ -87,6 +88,9 @@ class Printer:
                 if update is not None:  # one jaxpr per combiner and dtype, as JAX caches them
                     counts[id(update)] += 1
                     names.setdefault(id(update), ("jaxpr", update))
+                for body in self._bodies(eqn):
+                    queue.append(body)
+                    names.setdefault(id(body), ("jaxpr", body))
                 if eqn.primitive in CALL_BODY_PARAMS:
                     body = self._callee(eqn)
                     queue.append(body)
@@ -125,6 +129,12 @@ class Printer:
         items = [pp.text(self._var(v) + (":" + v.aval.str_short() if shapes else "")) for v in vs]
         return pp.nest(2, pp.group(pp.join(pp.text(separator) + pp.group(pp.brk()), items)))
 
+    def _jaxprs(self, jaxprs):
+        """A tuple of bodies, as JAX's ``pp_jaxprs``."""
+        return pp.group(pp.concat([pp.nest(2, pp.concat([pp.text("("), pp.brk(""),
+                                                         pp.join(pp.brk(), [self._jaxpr(j) for j in jaxprs])])),
+                                   pp.brk(""), pp.text(")")]))
+
     def _jaxpr(self, jaxpr):
         name = self.shared.get(id(jaxpr))
         return pp.text(name) if name else self._skeleton(jaxpr)
@@ -159,6 +169,14 @@ class Printer:
             return pp.concat([lhs, pp.text(" = "), *rhs])
         return pp.concat(rhs)
 
+    def _bodies(self, eqn):
+        """A control-flow op's bodies (cond's branches, while's cond and body, scan's body)."""
+        names = []
+        for param in BODY_PARAMS.get(eqn.primitive, ()):
+            value = eqn.params[param]
+            names.extend(value if isinstance(value, tuple) else (value,))
+        return [self._view(self.symbols[name], nested=True) for name in names]
+
     def _update_jaxpr(self, eqn):
         """A scatter's ``update_jaxpr`` as a body (None for a plain scatter): one object per combiner, dtype and
         trace context (forward or transposing), as JAX's ``_reduction_jaxpr`` cache makes them, so that one used
@@ -171,16 +189,21 @@ class Printer:
         return self._update_views[key]
 
     def _param(self, eqn, p, value):
-        """A scatter's ``update_jaxpr`` is a body, whose names come after the equation's results, as in JAX."""
+        """A scatter's ``update_jaxpr`` and a control-flow op's bodies are bodies, whose names come after the
+        equation's results, as in JAX."""
         if isinstance(p.kind, UpdateJaxprKind) and value is not None:
             return (p.name, None, self._update_jaxpr(eqn))
+        if p.name in BODY_PARAMS.get(eqn.primitive, ()):
+            if isinstance(value, tuple):
+                return (p.name, None, [self._view(self.symbols[v], nested=True) for v in value])
+            return (p.name, None, self._view(self.symbols[value], nested=True))
         return (p.name, p.kind.fmt(value), None)
 
     def _params(self, params):
         if not params:
             return pp.nil()
-        items = [pp.text(f"{k}=") + (self._jaxpr(body) if body is not None else pp.text(v))
-                 for k, v, body in params]
+        items = [pp.text(f"{k}=") + (pp.text(v) if body is None else self._jaxprs(body) if isinstance(body, list)
+                                     else self._jaxpr(body)) for k, v, body in params]
         return pp.group(pp.concat([pp.nest(2, pp.concat([pp.text("["), pp.brk(""), pp.join(pp.brk(), items)])),
                                    pp.brk(""), pp.text("]")]))
 

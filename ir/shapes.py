@@ -432,3 +432,38 @@ def reduce_scatter(name, avals_in, *, axis_name, scatter_dimension, axis_size, t
 
 def axis_index(name, avals_in, *, axis_name):
     return [ShapedArray((), np.dtype(np.int32))]
+
+
+# --- sorting ---------------------------------------------------------------------------------------------
+
+def sort(name, avals_in, *, dimension, is_stable, num_keys):
+    """JAX's ``_sort_abstract_eval`` with ``lax.sort``'s checks: the results are the operands' avals."""
+    if not avals_in:
+        raise TypeError("Sort requires at least one operand")
+    if any(a.shape != avals_in[0].shape for a in avals_in[1:]):
+        shapes = " ".join(str(a.shape) for a in avals_in)
+        raise TypeError(f"Arguments to sort must have equal shapes, got: {shapes}")
+    if not 1 <= num_keys <= len(avals_in):
+        raise ValueError(f"num_keys={num_keys} must be between 1 and len(operand)={len(avals_in)}")
+    if not 0 <= dimension < avals_in[0].ndim:
+        raise ValueError(f"axis {dimension} is out of bounds for array of dimension {avals_in[0].ndim}")
+    return list(avals_in)
+
+
+def top_k(name, avals_in, *, k, axis):
+    """JAX's ``_top_k_abstract_eval``: the indices keep the operand's weak type, as ``aval.update`` does."""
+    (x,) = avals_in
+    if issubdtype(x.dtype, np.complexfloating):
+        raise ValueError("top_k is not compatible with complex inputs.")
+    if k < 0:
+        raise ValueError(f"k argument to top_k must be nonnegative, got {k}")
+    if x.ndim == 0:
+        raise TypeError(f"top_k operand must have >= 1 dimension, got {x.shape}")
+    if not 0 <= axis < x.ndim:
+        raise ValueError(f"axis argument out of range: axis={axis} for operand.shape={x.shape}")
+    shape = list(x.shape)
+    if shape[axis] < k:
+        raise ValueError("k argument to top_k must be no larger than size along axis;"
+                         f" got k={k} with shape={shape} and axis={axis}")
+    shape[axis] = k
+    return [x.update(shape=tuple(shape)), x.update(shape=tuple(shape), dtype=np.dtype(np.int32))]

@@ -7,6 +7,7 @@ location, as MLIR's verifier does.
 """
 from __future__ import annotations
 
+from .control_flow import BODY_PARAMS, result_types
 from .dialect import aval_of_type, decode_params
 from .errors import VerificationError
 from .jaxpr_view import body_ops, num_consts
@@ -46,7 +47,9 @@ def verify_op(op, symbols=None):
     try:
         avals_in = [aval_of_type(v.type) for v in op.operands]
         params = decode_params(opdef, op)
-        if opdef.rule is None:
+        if opdef.name in BODY_PARAMS:
+            expected = result_types(op, params, symbols or {})
+        elif opdef.rule is None:
             expected = _call_results(op, symbols)
         else:
             expected = [a.mlir_type_str() for a in opdef.result_avals(avals_in, params)]

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from irax.ir.verify import verify_module
 
-from . import batch, custom_calls, jvp, linearize, simplify, to_stablehlo, transpose
+from . import ad_control_flow, batch, custom_calls, jvp, linearize, simplify, to_stablehlo, transpose
 from .registry import PASSES, register_pass, run_pipeline
 
 register_pass("jaxpr-verify", "Checks every jaxpr op against its declaration in the op table")(verify_module)

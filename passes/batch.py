@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from irax.ir.control_flow import BODY_PARAMS, referenced_symbols
 from irax.ir.dialect import decode_params
 from irax.ir.jaxpr_view import body_ops, num_consts
 from irax.ir.mlir import ir
@@ -235,8 +236,8 @@ def batch_function(module, source, in_dims, axis_size, name, *, out_dims=None, a
 
 
 def _names_axis(module, op, axis_name, memo) -> bool:
-    """Whether ``op`` is a collective over ``axis_name``, or calls a function containing one (which must
-    then be batched even when no operand is). The answer for each callee is kept in ``memo``."""
+    """Whether ``op`` is a collective over ``axis_name``, or calls or loops over a function containing one
+    (which must then be batched even when no operand is). The answer for each callee is kept in ``memo``."""
     if axis_name is None:
         return False
     primitive = op.name[len("jaxpr."):]
@@ -244,17 +245,16 @@ def _names_axis(module, op, axis_name, memo) -> bool:
     if param is not None:
         names = decode_params(OPS[primitive], op)[param]
         return axis_name in (names if isinstance(names, tuple) else (names,))
-    if primitive not in CALL_BODY_PARAMS:
+    if primitive not in CALL_BODY_PARAMS and primitive not in BODY_PARAMS:
         return False
-    for attr in op.attributes:
-        if attr.endswith("callee"):
-            key = ("names_axis", ir.FlatSymbolRefAttr(op.attributes[attr]).value)
-            if key not in memo:
-                memo[key] = False  # a callee reached again while being searched adds nothing
-                memo[key] = any(_names_axis(module, inner, axis_name, memo)
-                                for inner in body_ops(funcs.lookup(module, key[1])))
-            if memo[key]:
-                return True
+    for callee in referenced_symbols(op):
+        key = ("names_axis", callee)
+        if key not in memo:
+            memo[key] = False  # a callee reached again while being searched adds nothing
+            memo[key] = any(_names_axis(module, inner, axis_name, memo)
+                            for inner in body_ops(funcs.lookup(module, callee)))
+        if memo[key]:
+            return True
     return False
 
 
@@ -267,4 +267,4 @@ def batch_call(b, callee, args, dims, out_dims=None):
     return b.memo[key]
 
 
-from . import batch_collectives, batch_custom, batch_rules  # noqa: E402,F401  (fill BATCH_RULES)
+from . import batch_collectives, batch_control_flow, batch_custom, batch_rules  # noqa: E402,F401  (fill BATCH_RULES)

@@ -24,11 +24,12 @@ defvectorized("exp", "exp2", "log", "expm1", "log1p", "tanh", "logistic", "sin",
               "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "floor", "ceil", "erf", "erfc",
               "erf_inv", "lgamma", "digamma", "cbrt", "neg", "sign", "square", "stop_gradient", "abs", "round",
               "is_finite", "not", "population_count", "clz", "integer_pow", "real", "imag", "conj",
-              "convert_element_type", "bitcast_convert_type", "name")
+              "convert_element_type", "bitcast_convert_type", "name", "bessel_i0e", "bessel_i1e", "reduce_precision")
 
 defbroadcasting("add", "sub", "mul", "div", "rem", "max", "min", "pow", "atan2", "nextafter", "polygamma", "eq",
                 "ne", "lt", "le", "gt", "ge", "and", "or", "xor", "shift_left", "shift_right_arithmetic",
-                "shift_right_logical", "complex")
+                "shift_right_logical", "complex", "igamma", "igammac", "igamma_grad_a", "regularized_incomplete_beta",
+                "zeta")
 
 
 def _add_any_batch(b, args, dims):
@@ -353,3 +354,6 @@ def _cumulative_batch(b, args, dims, *, axis, reverse):
 for _name in ("cumsum", "cumprod", "cummax", "cummin", "cumlogsumexp"):
     BATCH_RULES[_name] = _cumulative_batch
 
+from . import batch_rules_sort  # noqa: E402,F401  (fills BATCH_RULES with sort and top_k)
+from . import batch_rules_linalg  # noqa: E402,F401  (fills BATCH_RULES with cholesky, triangular_solve, lu)
+from . import batch_rules_convolution  # noqa: E402,F401  (fills BATCH_RULES with conv and windows)

@@ -47,6 +47,12 @@ class Builder:
                                  loc=self.loc, ip=self.ip)
         return list(op.results)
 
+    def emit(self, primitive, operands, result_types, **params) -> list:
+        """An op whose result types its callees give (a control-flow op), not a shape rule."""
+        op = ir.Operation.create(f"jaxpr.{primitive}", results=list(result_types), operands=list(operands),
+                                 attributes=encode_params(OPS[primitive], params), loc=self.loc, ip=self.ip)
+        return list(op.results)
+
     def __getattr__(self, name):
         if name not in OPS:
             raise AttributeError(name)

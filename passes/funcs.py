@@ -100,3 +100,25 @@ def inline_body(func, operands, ip) -> list:
                 clone.operands[i] = mapping[operand]
         mapping.update(zip(op.results, clone.results))
     raise ValueError(f"@{name_of(func)} has no return")
+
+
+def copy_function(module, func, arg_order, results, n_consts, name):
+    """A copy of ``func`` named ``name`` (or that plus a suffix), taking its arguments in ``arg_order`` (indices
+    of its arguments; one left out must be unused) and returning ``results`` (indices of its results), the last
+    ``n_consts`` arguments being constants."""
+    old_args = arguments(func)
+    new, block = new_function(module, name, [old_args[i].type for i in arg_order], after=func, loc=func.location)
+    bound = dict(zip(arg_order, block.arguments))
+    outs = inline_body(func, [bound.get(i, a) for i, a in enumerate(old_args)], ir.InsertionPoint(block))
+    finish(new, block, [outs[i] for i in results], n_consts=n_consts)
+    return new
+
+
+def rewire(module, func, arg_order, results, n_consts):
+    """``func`` replaced by its ``copy_function`` under the same name: a body whose outputs were pruned or inputs
+    moved, as JAX's ``prune_closed_jaxpr_outputs`` and ``move_binders_to_front`` leave one."""
+    name = name_of(func)
+    new = copy_function(module, func, arg_order, results, n_consts, name + "_rewired")
+    func.erase()
+    new.attributes["sym_name"] = ir.StringAttr.get(name)
+    return new

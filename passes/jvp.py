@@ -121,8 +121,8 @@ def jvp_function(module, source, nonzero, name, *, instantiate_outputs, memo=Non
     """Builds ``@name``: ``source``'s params, a tangent for each ``nonzero`` argument, then its constants.
 
     Returns the new function and which outputs have a tangent. ``instantiate_outputs`` (True, or a mask)
-    gives every floating-point output (those in the mask) one, zeros where it has none; outputs left out
-    (integers, ``has_aux``'s aux) have none.
+    gives every floating-point output (those True in the mask) one, zeros where it has none; outputs left out
+    (integers, ``has_aux``'s aux, False in the mask) have none, and those None in the mask keep what they have.
     """
     memo = {} if memo is None else memo
     args = funcs.arguments(source)
@@ -164,8 +164,8 @@ def jvp_function(module, source, nonzero, name, *, instantiate_outputs, memo=Non
     b = Builder(ip, source.location)
     if instantiate_outputs:
         wanted = instantiate_outputs if isinstance(instantiate_outputs, list) else [True] * len(outs)
-        out_tangents = [(_output_zeros(b, o) if t is None else t) if w and differentiable(o) else None
-                        for t, o, w in zip(out_tangents, outs, wanted)]
+        out_tangents = [t if w is None else (_output_zeros(b, o) if t is None else t) if w and differentiable(o)
+                        else None for t, o, w in zip(out_tangents, outs, wanted)]
     has_tangent = [t is not None for t in out_tangents]
     funcs.finish(new, block, outs + [t for t in out_tangents if t is not None], n_consts=n_consts)
     new.attributes[NUM_TANGENT_ARGS_ATTR] = funcs.int_attr(len(tangent_types))

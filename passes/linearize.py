@@ -42,12 +42,12 @@ def remat_pass(module, func="main_jvp", policy="nothing_saveable"):
     linearize_function(module, funcs.lookup(module, func), saveable=remat.policy(remat.from_option(policy)))
 
 
-class _Call:
-    """A call of a callee's linear half, to be made in the linear function in place of ``op``."""
+class Staged:
+    """An op of the linear half whose emission differs from the source op's (a call of a callee's linear half,
+    a control-flow op of linear bodies): ``emit(builder, operand values)`` makes it and returns its results."""
 
-    def __init__(self, op, callee, primitive, params, operands, results):
-        self.op, self.callee, self.primitive, self.params = op, callee, primitive, params
-        self.operands, self.results = operands, results
+    def __init__(self, op, operands, results, emit):
+        self.op, self.operands, self.results, self.emit = op, operands, results, emit
 
 
 def linearize_function(module, source, done=None, saveable=None):
@@ -58,21 +58,36 @@ def linearize_function(module, source, done=None, saveable=None):
     """
     if NUM_TANGENT_ARGS_ATTR not in source.attributes:
         raise ValueError(f"@{funcs.name_of(source)} is not a JVP function (run jaxpr-jvp first)")
+    n_args = len(funcs.arguments(source))
+    n_tangents = funcs.int_attribute(source, NUM_TANGENT_ARGS_ATTR)
+    n_consts = num_consts(source)
+    n_params = n_args - n_tangents - n_consts
+    n_results = len(funcs.function_type(source).results)
+    n_out = n_results - funcs.int_attribute(source, NUM_TANGENT_RESULTS_ATTR)
+    primal, lin, _ = partial_eval(module, source, [n_params <= i < n_params + n_tangents for i in range(n_args)],
+                                  list(range(n_out)), list(range(n_out, n_results)), done=done, saveable=saveable,
+                                  n_consts=n_consts)
+    return primal, lin
+
+
+def partial_eval(module, source, unknown_args, known_outs, unknown_outs, *, done=None, saveable=None, n_consts=0):
+    """Splits ``source`` into ``@<name>_primal``, its ops that depend on no ``unknown_args``, taking the known
+    arguments (the last ``n_consts`` being constants) and returning the results indexed by ``known_outs`` then
+    the residuals; and ``@<name>_lin``, taking the residuals then the unknown arguments and returning the results
+    indexed by ``unknown_outs`` (a known one becomes a residual). Returns both and the residuals (values of
+    ``source``, or of the primal for a split call's). JAX's ``partial_eval_jaxpr_nounits``."""
     done = {} if done is None else done
     args = funcs.arguments(source)
-    n_tangents = funcs.int_attribute(source, NUM_TANGENT_ARGS_ATTR)
-    n_tangent_results = funcs.int_attribute(source, NUM_TANGENT_RESULTS_ATTR)
-    n_consts = num_consts(source)
-    n_params = len(args) - n_tangents - n_consts
-    params, tangents, consts = args[:n_params], args[n_params:n_params + n_tangents], args[n_params + n_tangents:]
+    known_args = [a for a, u in zip(args, unknown_args) if not u]
+    unknown_arg_values = [a for a, u in zip(args, unknown_args) if u]
     name = funcs.name_of(source)
 
-    primal, primal_block = funcs.new_function(module, f"{name}_primal", [a.type for a in params + consts],
+    primal, primal_block = funcs.new_function(module, f"{name}_primal", [a.type for a in known_args],
                                               after=source, loc=source.location)
-    known = dict(zip(params + consts, primal_block.arguments))  # values of source -> values of primal
+    known = dict(zip(known_args, primal_block.arguments))  # values of source -> values of primal
     primal_ip = ir.InsertionPoint(primal_block)
-    unknown = set(tangents)
-    linear, literals, known_ops = [], {}, {}  # linear: source ops and _Calls, in order
+    unknown = set(unknown_arg_values)
+    linear, literals, known_ops = [], {}, {}  # linear: source ops and Staged entries, in order
     returned = None
     for op in body_ops(source):
         if op.name == "func.return":
@@ -81,7 +96,8 @@ def linearize_function(module, source, done=None, saveable=None):
         if op.name == "jaxpr.literal":
             literals[op.result] = op
         elif any(v in unknown for v in op.operands) or OUTPUT_ZEROS_ATTR in op.attributes:
-            entry = _split_call(module, op, known, primal_ip, done) if op.name in _SPLITS else op
+            split = SPLIT_RULES.get(op.name)
+            entry = split(module, op, known, primal_ip, done, unknown) if split else op
             linear.append(entry)
             unknown.update(entry.results)
             continue
@@ -90,7 +106,9 @@ def linearize_function(module, source, done=None, saveable=None):
             clone.operands[i] = known[v]
         known.update(zip(op.results, clone.results))
         known_ops.update((r, op) for r in op.results)
-    outs, tangent_outs = returned[:len(returned) - n_tangent_results], returned[len(returned) - n_tangent_results:]
+    outs, tangent_outs = [returned[i] for i in known_outs], [returned[i] for i in unknown_outs]
+    if any(v in unknown for v in outs):
+        raise ValueError(f"@{name}: a result asked to be known depends on unknown arguments")
 
     linear = _live(linear, tangent_outs)
     needed = [v for entry in linear for v in entry.operands] + tangent_outs
@@ -103,9 +121,9 @@ def linearize_function(module, source, done=None, saveable=None):
     if saveable is not None:
         dce_function(primal)
 
-    lin, lin_block = funcs.new_function(module, f"{name}_lin", [v.type for v in residuals + tangents],
+    lin, lin_block = funcs.new_function(module, f"{name}_lin", [v.type for v in residuals + unknown_arg_values],
                                         after=primal, loc=source.location)
-    env = dict(zip(residuals + tangents, lin_block.arguments))
+    env = dict(zip(residuals + unknown_arg_values, lin_block.arguments))
     lin_ip = ir.InsertionPoint(lin_block)
 
     def value(v):
@@ -114,9 +132,8 @@ def linearize_function(module, source, done=None, saveable=None):
         return env[v]
 
     for entry in _in_order(source, linear, recompute) if recompute else linear:
-        if isinstance(entry, _Call):
-            results = Builder(lin_ip, lin.location, module).call(entry.callee, [value(v) for v in entry.operands],
-                                                                 entry.primitive, **entry.params)
+        if isinstance(entry, Staged):
+            results = entry.emit(Builder(lin_ip, entry.op.location, module), [value(v) for v in entry.operands])
             env.update(zip(entry.results, results))
             continue
         operands = [value(v) for v in entry.operands]  # literals first: each is defined before its use
@@ -126,7 +143,7 @@ def linearize_function(module, source, done=None, saveable=None):
         env.update(zip(entry.results, clone.results))
     funcs.finish(lin, lin_block, [value(v) for v in tangent_outs])
     lin.attributes[NUM_RESIDUALS_ATTR] = funcs.int_attr(len(residuals))
-    return primal, lin
+    return primal, lin, residuals
 
 
 def _live(linear, tangent_outs):
@@ -143,16 +160,39 @@ def _live(linear, tangent_outs):
 def _in_order(source, linear, recompute):
     """The linear entries and the recomputed known ops, in the source's order (as JAX's remat keeps it)."""
     position = {op: i for i, op in enumerate(body_ops(source))}
-    keyed = [(position[e.op if isinstance(e, _Call) else e], e) for e in linear]
+    keyed = [(position[e.op if isinstance(e, Staged) else e], e) for e in linear]
     keyed += [(position[op], op) for op in recompute]
     return [e for _, e in sorted(keyed, key=lambda item: item[0])]
 
 
-def _split_call(module, op, known, primal_ip, done):
+def unknown_results(module, func, unknown_args):
+    """Which results of ``func`` depend on its unknown arguments, as partial_eval will find (calls and
+    control-flow ops are looked into through ``UNKNOWN_RULES``, as their split rules split them)."""
+    unknown = {a for a, u in zip(funcs.arguments(func), unknown_args) if u}
+    body = body_ops(func)
+    for op in body[:-1]:
+        uk = [v in unknown for v in op.operands]
+        if OUTPUT_ZEROS_ATTR in op.attributes:
+            unknown.update(op.results)
+        elif any(uk):
+            rule = UNKNOWN_RULES.get(op.name)
+            results = rule(module, op, uk) if rule else [True] * len(op.results)
+            unknown.update(r for r, u in zip(op.results, results) if u)
+    return [v in unknown for v in body[-1].operands]
+
+
+def _call_unknowns(module, op, uk):
+    callee = funcs.lookup(module, ir.FlatSymbolRefAttr(op.attributes["callee"]).value)
+    return unknown_results(module, callee, uk[:len(funcs.arguments(callee))])
+
+
+def _split_call(module, op, known, primal_ip, done, unknown):
     """The primal half of a call emitted (a call, or inlined for a checkpoint); returns the linear call to make."""
     primitive = op.name[len("jaxpr."):]
     params = decode_params(OPS[primitive], op)
     callee = funcs.lookup(module, params.pop("callee"))
+    if NUM_TANGENT_ARGS_ATTR not in callee.attributes:
+        return _split_plain_call(module, op, callee, primitive, params, known, primal_ip, done, unknown)
     key = funcs.name_of(callee)
     if key not in done:
         saveable = remat.policy(params["policy"]) if primitive == "checkpoint" else None
@@ -174,8 +214,30 @@ def _split_call(module, op, known, primal_ip, done):
     full = [known[old_operands[forwarded[i]]] if i in forwarded else next(returned)
             for i in range(len(outs) + len(forwarded))]
     known.update(zip(op.results[:n_out], full[:n_out]))
-    return _Call(op, callee_lin, primitive, params, full[n_out:] + operands[n_params:n_params + n_tangents],
-                 list(op.results[n_out:]))
+    return Staged(op, full[n_out:] + operands[n_params:n_params + n_tangents], list(op.results[n_out:]),
+                  lambda b, values: b.call(callee_lin, values, primitive, **params))
+
+
+def _split_plain_call(module, op, callee, primitive, params, known, primal_ip, done, unknown):
+    """A call of a function that is not a JVP (a jit a custom_jvp rule applies to tangents): its callee split by
+    which operands are unknown."""
+    operands = list(op.operands)
+    n_args = len(funcs.arguments(callee))
+    arg_uk = [v in unknown for v in operands[:n_args]]
+    out_uk = unknown_results(module, callee, arg_uk)
+    known_outs = [i for i, u in enumerate(out_uk) if not u]
+    unknown_outs = [i for i, u in enumerate(out_uk) if u]
+    n_consts = sum(not u for u in arg_uk[n_args - num_consts(callee):]) if num_consts(callee) else 0
+    primal, lin, _ = partial_eval(module, callee, arg_uk, known_outs, unknown_outs, done=done, n_consts=n_consts)
+    if primitive == "checkpoint":
+        params["differentiated"] = True
+    known_operands = [known[v] for v, u in zip(operands, arg_uk) if not u]
+    results = Builder(primal_ip, op.location, module).call(primal, known_operands, primitive, **params)
+    n_known = len(known_outs)
+    known.update(zip([op.results[i] for i in known_outs], results[:n_known]))
+    return Staged(op, results[n_known:] + [v for v, u in zip(operands, arg_uk) if u],
+                  [op.results[i] for i in unknown_outs],
+                  lambda b, values: b.call(lin, values, primitive, **params))
 
 
 def _forward_inputs(primal):
@@ -192,4 +254,8 @@ def _forward_inputs(primal):
     return forwarded
 
 
-_SPLITS = ("jaxpr.pjit", "jaxpr.checkpoint")
+# Ops whose linear half is not the op itself: rule(module, op, known, primal_ip, done, unknown) emits the known
+# half into the primal function (``known`` maps source values to it) and returns the Staged entry of the linear.
+SPLIT_RULES = {"jaxpr.pjit": _split_call, "jaxpr.checkpoint": _split_call}
+# Which results of an op its split rule makes unknown: rule(module, op, unknown operands) -> mask.
+UNKNOWN_RULES = {"jaxpr.pjit": _call_unknowns, "jaxpr.checkpoint": _call_unknowns}

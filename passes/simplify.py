@@ -6,6 +6,7 @@ passes can inline, drop and merge them freely.
 """
 from __future__ import annotations
 
+from irax.ir.control_flow import referenced_symbols
 from irax.ir.jaxpr_view import body_ops
 from irax.ir.ops import CALL_BODY_PARAMS
 from irax.ir.mlir import ir
@@ -41,9 +42,7 @@ def _erase_unreferenced(module):
     used = set()
     for func in functions(module):
         for op in body_ops(func):
-            for name in op.attributes:
-                if name.endswith("callee"):
-                    used.add(ir.FlatSymbolRefAttr(op.attributes[name]).value)
+            used.update(referenced_symbols(op))
     for func in functions(module):
         visibility = func.attributes["sym_visibility"] if "sym_visibility" in func.attributes else None
         name = ir.StringAttr(func.attributes["sym_name"]).value

@@ -680,3 +680,8 @@ def _strip_jaxpr_attrs(func):
 
 
 from . import lower_gather_scatter  # noqa: E402,F401  (fills LOWERINGS with gather and the scatters)
+from . import lower_convolution  # noqa: E402,F401  (fills LOWERINGS with the convolution and windowed reductions)
+from . import lower_control_flow  # noqa: E402,F401  (fills LOWERINGS with cond, while and scan)
+from . import lower_sort  # noqa: E402,F401  (fills LOWERINGS with sort and top_k)
+from . import lower_linalg  # noqa: E402,F401  (fills LOWERINGS with cholesky, triangular_solve and lu)
+from . import lower_special  # noqa: E402,F401  (fills LOWERINGS with igamma, betainc, the Bessel functions, zeta, ...)

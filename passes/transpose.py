@@ -22,6 +22,7 @@ from .linearize import NUM_RESIDUALS_ATTR
 from .registry import register_pass
 
 TRANSPOSE_RULES: dict = {}
+SYMBOLIC_ZERO_CTS: set = set()  # multi-result ops whose rule takes None for a zero cotangent (JAX's Zero)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -41,12 +42,13 @@ def transpose_pass(module, func="main_jvp_lin"):
     transpose_function(module, funcs.lookup(module, func))
 
 
-def transpose_function(module, source):
+def transpose_function(module, source, zero_cts=()):
+    """``zero_cts`` lists results whose cotangent is known to be zero: the transpose takes none for them."""
     args = funcs.arguments(source)
     n_res = funcs.int_attribute(source, NUM_RESIDUALS_ATTR)
     residuals, linear_args = args[:n_res], args[n_res:]
     body = body_ops(source)
-    returned = list(body[-1].operands)
+    returned = [v for i, v in enumerate(body[-1].operands) if i not in zero_cts]
     new, block = funcs.new_function(module, f"{funcs.name_of(source)}_t",
                                     [r.type for r in residuals] + [v.type for v in returned],
                                     after=source, loc=source.location)
@@ -90,7 +92,7 @@ def transpose_function(module, source):
                                       "implemented")
         b.loc = op.location
         operands = [Undefined(aval(v)) if v in linear else env[v] for v in op.operands]
-        if len(cts_out) > 1:  # a multi-result op's rule gets every cotangent, zeros instantiated
+        if len(cts_out) > 1 and name not in SYMBOLIC_ZERO_CTS:  # every cotangent, zeros instantiated
             cts_out = [b.full(aval(r).shape, aval(r).dtype, 0) if ct is None else ct
                        for ct, r in zip(cts_out, op.results)]
         ct_arg = cts_out if len(cts_out) > 1 else cts_out[0]

@@ -281,3 +281,5 @@ TRANSPOSE_RULES.update({"psum": _psum_transpose, "all_gather": _all_gather_trans
 
 
 from . import ad_rules_gather_scatter  # noqa: E402,F401  (fills JVP_RULES and TRANSPOSE_RULES for gather/scatter)
+from . import ad_rules_linalg  # noqa: E402,F401  (fills JVP_RULES and TRANSPOSE_RULES for linalg)
+from . import ad_rules_convolution  # noqa: E402,F401  (fills JVP_RULES and TRANSPOSE_RULES for conv/windows)

@@ -568,11 +568,7 @@ METHOD_CALLS = [
     ("i32", "take", (1,), {}), ("i32", "nonzero", (), {}), ("f32", "ravel", (), {"order": "F"}),
     ("f32", "reshape", (-1,), {"order": "F"}),
 ]
-KNOWN_METHOD_BUGS = {
-    "i32.sort()": "irax.numpy.sort is not implemented",
-    "i32.argsort()": "irax.numpy.argsort is not implemented",
-    "i32.nonzero()": "irax.numpy.nonzero is not implemented",
-}
+KNOWN_METHOD_BUGS: dict = {}
 
 
 def _describe(arg):

@@ -9,8 +9,8 @@ each operand alone batched (the others shared), operands batched at different ax
 * under ``irax.jit``: one configuration per case (operands batched at different axes) and the batch of 0,
   every case of a family in one jitted function, so an IREE compile covers many rules;
 * ``make_jaxpr(vmap(f))`` prints JAX's text: in every configuration for the rules ported from JAX in
-  passes/batch_rules.py (shape ops, slicing, dot_general, select_n, clamp, cumulative reductions), in one
-  for the generic ones (elementwise, reductions). Not compared: ``stack`` (JAX has no such primitive).
+  passes/batch_rules.py (shape ops, slicing, dot_general, select_n, clamp, cumulative reductions, sort and
+  top_k), in one for the generic ones (elementwise, reductions). Not compared: ``stack`` (JAX has no such primitive).
   ``dynamic_slice``/``dynamic_update_slice`` (batched into gather and scatter, as JAX does), gather and the
   scatters are compared in every configuration.
 
@@ -98,14 +98,16 @@ _UNARY = [("exp", F), ("exp2", F), ("log", POS), ("expm1", F), ("log1p", POS), (
           ("atanh", UNIT), ("floor", F), ("ceil", F), ("erf", F), ("erfc", F), ("erf_inv", UNIT), ("lgamma", POS),
           ("digamma", POS), ("cbrt", F), ("neg", F), ("sign", F), ("square", F), ("stop_gradient", F), ("abs", F),
           ("round", F), ("is_finite", F), ("population_count", I32), ("clz", I32), ("real", C64), ("imag", C64),
-          ("conj", C64)]
-_LOOSE = {"tan": 1e-4, "erfc": 1e-4, "erf_inv": 1e-4, "lgamma": 1e-4, "digamma": 1e-4, "polygamma": 1e-4}
+          ("conj", C64), ("bessel_i0e", F), ("bessel_i1e", F)]
+_LOOSE = {"tan": 1e-4, "erfc": 1e-4, "erf_inv": 1e-4, "lgamma": 1e-4, "digamma": 1e-4, "polygamma": 1e-4,
+          "igamma": 1e-4, "igammac": 1e-4, "igamma_grad_a": 1e-4}
 
 _BINARY = [("add", F, F), ("sub", F, F), ("mul", F, F), ("div", F, Arg(lo=0.5, hi=3.0)),
            ("rem", F, Arg(lo=0.5, hi=3.0)), ("max", F, F), ("min", F, F), ("pow", POS, F), ("atan2", F, F),
            ("nextafter", F, F), ("polygamma", Arg(lo=0, hi=4, whole=True), POS),
            ("eq", I32, Arg(dtype="int32", lo=-2, hi=2)), ("ne", BOOL, BOOL), ("lt", F, F), ("le", F, F),
-           ("gt", F, F), ("ge", F, F), ("complex", F, F)]
+           ("gt", F, F), ("ge", F, F), ("complex", F, F), ("igamma", POS, POS), ("igammac", POS, POS),
+           ("igamma_grad_a", POS, POS), ("zeta", Arg(lo=1.5, hi=4.0), POS)]
 _BITWISE = [("and", "bitwise_and", BOOL), ("or", "bitwise_or", I32), ("xor", "bitwise_xor", I32)]
 _SHIFTS = ["shift_left", "shift_right_arithmetic", "shift_right_logical"]
 
@@ -129,11 +131,15 @@ def _elementwise_cases():
         Case("bitcast_convert_type", "bitcast_convert_type", _op("bitcast_convert_type", new_dtype=np.int32),
              (F,), "unary"),
         Case("add_any", "add_any", _add_any, (F, F), "binary"),
+        Case("reduce_precision", "reduce_precision", _op("reduce_precision", exponent_bits=5, mantissa_bits=10),
+             (F,), "unary"),
+        Case("betainc", "regularized_incomplete_beta", _op("betainc"), (POS, POS, Arg(lo=0.05, hi=0.95)), "binary",
+             tol=1e-4),
         # operands of other shapes: a scalar, and size-1 axes (lax's n-ary ops broadcast both)
         Case("add_scalar", "add", _op("add"), (F, Arg(())), "binary"),
         Case("mul_unit_axis", "mul", _op("mul"), (Arg((2, 1, 3)), Arg((2, 4, 3))), "binary"),
     ]
-    cases += [Case(name, name, _op(name), (x, y), "binary") for name, x, y in _BINARY]
+    cases += [Case(name, name, _op(name), (x, y), "binary", tol=_LOOSE.get(name, 1e-5)) for name, x, y in _BINARY]
     cases += [Case(name, name, _op(name, attr), (arg, arg), "binary") for name, attr, arg in _BITWISE]
     cases += [Case(name, name, _op(name), (I32, Arg(dtype="int32", lo=0, hi=34)), "binary") for name in _SHIFTS]
     return cases
@@ -279,7 +285,69 @@ def _gather_scatter_cases():
     ]
 
 
-CASES = _elementwise_cases() + _reduction_cases() + _structural_cases() + _dot_cases() + _gather_scatter_cases()
+def _sort_cases():
+    """Values with ties (the positions of equal keys are part of the result)."""
+    x234, i234 = Arg((2, 3, 4), lo=-2, hi=2, whole=True), Arg((2, 3, 4), "int32", -3, 3)
+    d = dict(family="sort", text="all", jit_empty=True)
+    return [
+        Case("sort", "sort", _op("sort", dimension=1), (x234,), **d),
+        Case("sort_key_val", "sort", _op("sort_key_val", dimension=0), (x234, i234), **d),
+        Case("sort_num_keys", "sort", lambda lax_, x, y: lax_.sort((y, x, y), dimension=2, num_keys=2),
+             (x234, i234), **d),
+        Case("top_k", "top_k", _op("top_k", k=2), (x234,), **d),
+        Case("top_k_axis", "top_k", _op("top_k", k=3, axis=1), (x234,), **d),
+    ]
+
+
+def _select_and(name, select_prim, **window):
+    """The select_and_* primitives have no lax wrapper: bound directly (JAX's through its private helpers)."""
+    def fn(lax_, x, y):
+        if lax_ is lax:
+            return irax.core.bind1(name, x, y, select_prim=select_prim, **window)
+        from jax._src.lax import windowed_reductions as wr
+        prim = jax.lax.ge_p if select_prim == "ge" else jax.lax.le_p
+        return getattr(wr, f"_{name}")(x, y, prim, *window.values())
+    return fn
+
+
+def _convolution_cases():
+    """Text not compared for the convolutions: JAX's rule reshapes with ``dimensions=`` (irax transposes first)."""
+    def conv(**kw):
+        return lambda lax_, x, w: lax_.conv_general_dilated(x, w, **kw)
+
+    def pool(comp, init, window, strides, padding, **kw):
+        return lambda lax_, x: lax_.reduce_window(x, init, getattr(lax_, comp), window, strides, padding, **kw)
+    c, d = dict(family="conv", text="", jit_empty=True), dict(family="window", text="all", jit_empty=True)
+    return [
+        Case("conv", "conv_general_dilated", conv(window_strides=(1, 2), padding="SAME"),
+             (Arg((2, 3, 5, 5)), Arg((4, 3, 3, 3))), tol=1e-4, **c),
+        Case("conv_feature_groups", "conv_general_dilated", conv(window_strides=(1,), padding=[(1, 0)],
+                                                                 feature_group_count=2),
+             (Arg((2, 4, 5)), Arg((4, 2, 2))), tol=1e-4, **c),
+        Case("conv_batch_groups", "conv_general_dilated", conv(window_strides=(1,), padding="VALID",
+                                                               batch_group_count=2),
+             (Arg((4, 3, 5)), Arg((4, 3, 2))), tol=1e-4, **c),
+        Case("conv_nhwc_dilated", "conv_general_dilated",
+             conv(window_strides=(2, 1), padding=[(1, 1), (0, 2)], lhs_dilation=(1, 2), rhs_dilation=(2, 1),
+                  dimension_numbers=("NHWC", "HWIO", "NHWC")), (Arg((1, 5, 4, 2)), Arg((2, 2, 2, 3))), tol=1e-4, **c),
+        Case("reduce_window_max", "reduce_window_max", pool("max", -np.inf, (1, 2, 2), (1, 2, 1), "SAME"),
+             (Arg((2, 5, 4)),), **d),
+        Case("reduce_window_min", "reduce_window_min", pool("min", np.inf, (2, 3), (1, 1), ((1, 0), (0, 2))),
+             (Arg((4, 5)),), **d),
+        Case("reduce_window_sum", "reduce_window_sum", pool("add", 0.0, (2, 2), (1, 2), "VALID", base_dilation=(2, 1),
+                                                           window_dilation=(1, 2)), (Arg((3, 6)),), tol=1e-4, **d),
+        Case("select_and_gather_add", "select_and_gather_add",
+             _select_and("select_and_gather_add", "ge", window_dimensions=(2, 2), window_strides=(1, 2),
+                         padding=((0, 1), (1, 0)), base_dilation=(1, 1), window_dilation=(1, 1)),
+             (Arg((4, 5)), Arg((4, 5))), **d),
+        Case("select_and_scatter_add", "select_and_scatter_add",
+             _select_and("select_and_scatter_add", "le", window_dimensions=(2, 2), window_strides=(1, 2),
+                         padding=((0, 0), (0, 1))), (Arg((3, 3)), Arg((4, 5))), **d),
+    ]
+
+
+CASES = (_elementwise_cases() + _reduction_cases() + _structural_cases() + _dot_cases() + _gather_scatter_cases()
+         + _sort_cases() + _convolution_cases())
 
 
 # --- configurations and references ------------------------------------------------------------------------
@@ -366,9 +434,10 @@ PARAMS = [pytest.param(case, axes, size, id=f"{case.id}-{axes}-n{size}".replace(
 
 
 def test_every_rule_has_a_case():
-    """Calls, names and rules owned by other modules (collectives, custom derivatives) are tested there, and
-    threefry2x32 in tests/test_random.py (vmap over batches of keys, against JAX)."""
-    foreign = {"irax.passes.batch_collectives", "irax.passes.batch_custom"}
+    """Calls, names and rules owned by other modules (collectives, custom derivatives, control flow, linalg) are
+    tested there, and threefry2x32 in tests/test_random.py (vmap over batches of keys, against JAX)."""
+    foreign = {"irax.passes.batch_collectives", "irax.passes.batch_custom", "irax.passes.batch_control_flow",
+               "irax.passes.batch_rules_linalg"}
     wanted = {name for name, rule in batch.BATCH_RULES.items()
               if name not in ("pjit", "checkpoint", "name", "threefry2x32") and not name.startswith("custom_")
               and name not in batch.AXIS_NAME_PARAMS and getattr(rule, "__module__", None) not in foreign}

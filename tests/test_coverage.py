@@ -5,8 +5,9 @@ from irax.ir.ops import OPS
 from irax.passes import batch, jvp, to_stablehlo, transpose
 
 # Ops that the drivers handle themselves: the interpreter runs a call's callee (pjit, custom_jvp_call,
-# custom_vjp_call, checkpoint) and the tracer folds literals into operands.
-STRUCTURAL = {"pjit", "custom_jvp_call", "custom_vjp_call", "checkpoint"}
+# custom_vjp_call, checkpoint) and a control-flow op's bodies (cond, while, scan), and the tracer folds literals
+# into operands.
+STRUCTURAL = {"pjit", "custom_jvp_call", "custom_vjp_call", "checkpoint", "cond", "while", "scan"}
 
 
 def test_every_op_has_a_numpy_rule():
@@ -32,7 +33,7 @@ def test_every_op_has_a_batching_rule():
 
 def test_every_linear_op_has_a_transpose_rule():
     linear = jvp.LINEAR_OPS | {"add", "sub", "mul", "div", "dot_general", "broadcast_in_dim", "convert_element_type",
-                               "select_n"}
+                               "select_n", "cond", "scan"}
     missing = sorted(linear - set(transpose.TRANSPOSE_RULES))
     assert not missing, f"linear ops without a transpose rule: {missing}"
 

@@ -327,12 +327,15 @@ case("indices", lambda m: (lambda: m.indices((2, 3))))
 case("diag_indices", lambda m: (lambda: m.diag_indices(3)))
 case("apply_over_axes", lambda m: (lambda x: m.apply_over_axes(m.sum, x, [0])), x23)
 case("astype", lambda m: (lambda x: m.astype(x, np.int32)), x3)
+case("convolve", lambda m: (lambda a, v: m.convolve(a, v)), x23[0] - x3, x3[:2])
+case("correlate", lambda m: (lambda a, v: m.correlate(a, v, mode="same")), x3[:2], x23[1])
+case("polymul", lambda m: (lambda a, v: m.polymul(a, v)), x3, x23[1])
 
 # Known differences (not in the tests), by cause:
 #   irax has no such primitive: split (split, array_split, hsplit, vsplit, dsplit), unstack, tile (tile, resize),
 #   copy (jnp.array / jnp.copy of a traced array), gather (diagonal, diag of a matrix, corrcoef), scatter
 #   (diagflat, fill_diagonal, polyadd, polysub, polydiv, tril_indices, bincount, insert), scan (polyval,
-#   searchsorted, digitize, histogram), conv_general_dilated (convolve, correlate, polymul).
+#   searchsorted, digitize, histogram).
 #   The dialect: pow takes one dtype (a float base with an integer exponent array converts the exponent, where
 #   JAX binds pow(f32, i32)); reshape has no ``dimensions`` (order="F" reshapes transpose first).
 #   irax.numpy's own implementations: einsum (JAX contracts along opt_einsum paths), matvec/vecmat/vecdot with

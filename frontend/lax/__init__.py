@@ -128,7 +128,7 @@ def bitcast_convert_type(operand, new_dtype):
 
 def broadcast_in_dim(operand, shape, broadcast_dimensions, out_sharding=None):
     operand = as_operand(operand)
-    shape, dims = tuple(map(operator.index, shape)), tuple(map(operator.index, broadcast_dimensions))
+    shape, dims = tuple(builtins.map(operator.index, shape)), tuple(builtins.map(operator.index, broadcast_dimensions))
     if operand.shape == shape and dims == tuple(range(len(shape))):
         return operand
     return bind1("broadcast_in_dim", operand, shape=shape, broadcast_dimensions=dims)
@@ -143,7 +143,7 @@ def broadcast(operand, sizes, out_sharding=None):
 
 def reshape(operand, new_sizes, dimensions=None, out_sharding=None):
     operand = as_operand(operand)
-    new_sizes = tuple(map(operator.index, new_sizes))
+    new_sizes = tuple(builtins.map(operator.index, new_sizes))
     if dimensions is not None and tuple(dimensions) != tuple(range(operand.ndim)):
         operand = transpose(operand, dimensions)
     if operand.shape and operand.shape == new_sizes:
@@ -172,19 +172,19 @@ def expand_dims(array, dimensions):
 
 def transpose(operand, permutation):
     operand = as_operand(operand)
-    permutation = tuple(map(operator.index, permutation))
+    permutation = tuple(builtins.map(operator.index, permutation))
     if permutation == tuple(range(operand.ndim)):
         return operand
     return bind1("transpose", operand, permutation=permutation)
 
 
 def rev(operand, dimensions):
-    return bind1("rev", as_operand(operand), dimensions=tuple(map(operator.index, dimensions)))
+    return bind1("rev", as_operand(operand), dimensions=tuple(builtins.map(operator.index, dimensions)))
 
 
 def pad(operand, padding_value, padding_config):
     operand, padding_value = _match_scalars(operand, padding_value)
-    config = tuple(tuple(map(operator.index, c)) for c in padding_config)
+    config = tuple(tuple(builtins.map(operator.index, c)) for c in padding_config)
     return bind1("pad", operand, padding_value, padding_config=config)
 
 
@@ -209,8 +209,9 @@ def stack(operands, axis=0):
 
 def slice(operand, start_indices, limit_indices, strides=None):
     operand = as_operand(operand)
-    start, limit = tuple(map(operator.index, start_indices)), tuple(map(operator.index, limit_indices))
-    strides = None if strides is None or all(s == 1 for s in strides) else tuple(map(operator.index, strides))
+    start = tuple(builtins.map(operator.index, start_indices))
+    limit = tuple(builtins.map(operator.index, limit_indices))
+    strides = None if strides is None or all(s == 1 for s in strides) else tuple(builtins.map(operator.index, strides))
     return bind1("slice", operand, start_indices=start, limit_indices=limit, strides=strides)
 
 
@@ -275,7 +276,7 @@ def _dynamic_slice_indices(shape, start_indices, allow_negative_indices):
 def dynamic_slice(operand, start_indices, slice_sizes, *, allow_negative_indices=True):
     operand = as_operand(operand)
     indices = _dynamic_slice_indices(operand.shape, list(start_indices), allow_negative_indices)
-    return bind1("dynamic_slice", operand, *indices, slice_sizes=tuple(map(operator.index, slice_sizes)))
+    return bind1("dynamic_slice", operand, *indices, slice_sizes=tuple(builtins.map(operator.index, slice_sizes)))
 
 
 def dynamic_update_slice(operand, update, start_indices, *, allow_negative_indices=True):
@@ -306,12 +307,12 @@ def iota(dtype, size):
 
 def broadcasted_iota(dtype, shape, dimension, out_sharding=None):
     dtype = _dtypes.canonicalize_dtype(dtype)
-    return bind1("iota", dtype=dtype, shape=tuple(map(operator.index, shape)),
+    return bind1("iota", dtype=dtype, shape=tuple(builtins.map(operator.index, shape)),
                  dimension=operator.index(dimension))
 
 
 def full(shape, fill_value, dtype=None, *, sharding=None):
-    shape = tuple(map(operator.index, shape)) if not isinstance(shape, int) else (shape,)
+    shape = tuple(builtins.map(operator.index, shape)) if not isinstance(shape, int) else (shape,)
     dtype = _dtypes.canonicalize_dtype(dtype) if dtype is not None else None
     weak = dtype is None and _dtypes.is_weakly_typed(fill_value)
     if dtype is None:
@@ -324,7 +325,7 @@ def full_like(x, fill_value, dtype=None, shape=None, sharding=None):
     weak = dtype is None and _dtypes.is_weakly_typed(x)
     dtype = _dtypes.dtype(x) if dtype is None else dtype
     shape = np.shape(x) if shape is None and not hasattr(x, "shape") else (x.shape if shape is None else shape)
-    shape = tuple(map(operator.index, shape))
+    shape = tuple(builtins.map(operator.index, shape))
     return broadcast(_convert(fill_value, _dtypes.canonicalize_dtype(dtype), weak), shape)
 
 
@@ -360,7 +361,8 @@ def argmin(operand, axis, index_dtype):
 def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_type=None, out_sharding=None):
     lhs, rhs = as_operand(lhs), as_operand(rhs)
     (lc, rc), (lb, rb) = dimension_numbers
-    dims = ((tuple(map(int, lc)), tuple(map(int, rc))), (tuple(map(int, lb)), tuple(map(int, rb))))
+    ints = lambda dims: tuple(builtins.map(int, dims))  # noqa: E731
+    dims = ((ints(lc), ints(rc)), (ints(lb), ints(rb)))
     pref = None if preferred_element_type is None else _dtypes.canonicalize_dtype(preferred_element_type)
     return bind1("dot_general", lhs, rhs, dimension_numbers=dims, precision=None, preferred_element_type=pref)
 
@@ -398,3 +400,11 @@ def _aval(x) -> ShapedArray:
 from ._parallel import all_gather, axis_index, axis_size, pmax, pmean, pmin, psum, psum_scatter  # noqa: E402,F401
 from ._slicing import (GatherDimensionNumbers, GatherScatterMode, ScatterDimensionNumbers, gather,  # noqa: E402,F401
                        scatter, scatter_add, scatter_max, scatter_min, scatter_mul, scatter_sub)
+from ._sorting import sort, sort_key_val, top_k  # noqa: E402,F401
+from . import linalg  # noqa: E402,F401
+from ._convolution import (ConvDimensionNumbers, conv, conv_dimension_numbers, conv_general_dilated,  # noqa: E402,F401
+                           conv_general_permutations, conv_shape_tuple, conv_transpose, conv_with_general_padding,
+                           padtype_to_pads, reduce_window, reduce_window_shape_tuple)
+from ._control_flow import associative_scan, cond, fori_loop, map, scan, switch, while_loop  # noqa: E402,F401,A004
+from ._special import (bessel_i0e, bessel_i1e, betainc, igamma, igamma_grad_a, igammac,  # noqa: E402,F401
+                       random_gamma_grad, reduce_precision, zeta)

@@ -5,7 +5,7 @@ import numpy as np
 
 from irax import dtypes
 from irax.array import Array
-from irax.core import Tracer
+from irax.core import Tracer, current_trace
 from irax.ir.avals import ShapedArray
 
 _PY_SCALARS = (bool, int, float, complex)
@@ -31,8 +31,14 @@ def as_operand(x):
         return scalar_like(x, dtypes.canonicalize_dtype(dtypes.dtype(x)))
     if hasattr(x, "__jax_array__"):
         return as_operand(x.__jax_array__())
+    memo = getattr(current_trace(), "host_operands", None)
+    if memo is not None and id(x) in memo:
+        return memo[id(x)][1]
     array = np.asarray(x)
     if array.dtype == object:
         raise TypeError(f"Value {x!r} of type {type(x)} is not a valid JAX type")
     dtype = dtypes.canonicalize_dtype(array.dtype)
-    return Array._from_host(np.array(array, dtype=dtype), ShapedArray(array.shape, dtype))
+    operand = Array._from_host(np.array(array, dtype=dtype), ShapedArray(array.shape, dtype))
+    if memo is not None:  # one NumPy array closed over twice is one constant, as in JAX
+        memo[id(x)] = (x, operand)
+    return operand

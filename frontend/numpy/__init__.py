@@ -24,6 +24,7 @@ from ._reductions import (all, amax, amin, any, argmax, argmin, average, count_n
                           cumulative_prod, cumulative_sum, max, mean, min, nanargmax, nanargmin, nancumprod, nancumsum,
                           nanmax, nanmean, nanmin, nanprod, nanstd, nansum, nanvar, prod, ptp, std, sum, var)
 from ._search import bincount, digitize, histogram, histogram_bin_edges, isin, searchsorted
+from ._sorting import argpartition, argsort, lexsort, partition, sort, sort_complex
 from ._selection import (choose, delete, insert, packbits, piecewise, ravel_multi_index, unpackbits,
                          unravel_index)
 from ._shape import (_astype, _view, append, array_split, astype, atleast_1d, atleast_2d, atleast_3d, block,
@@ -44,6 +45,11 @@ from ._ufuncs import (abs, absolute, acos, acosh, add, angle, arccos, arccosh, a
                       square, subtract, tan, tanh, true_divide, trunc, where)
 from ._utilities import (apply_over_axes, array_repr, array_str, finfo, get_printoptions, iinfo, isdtype, issubdtype,
                          load, printoptions, save, savez, set_printoptions)
+from . import linalg
+from ._index_tricks import c_, index_exp, mgrid, ogrid, r_, s_
+from ._misc import (apply_along_axis, argwhere, compress, extract, flatnonzero, gcd, i0, interp, kaiser, lcm,
+                    nonzero, place)
+from ._vectorize import vectorize
 
 def _scalar_type(name, dtype):
     """``jnp.float32(x)`` makes a 0-d array of that dtype (and ``jnp.float32`` works as a dtype)."""

@@ -214,52 +214,49 @@ def select(condlist, choicelist, default=0):
     return lax.select_n(*broadcast_arrays(idx, *choices))
 
 
+@staged_as("convolve", static_argnames=("mode", "precision", "preferred_element_type"))
 def convolve(a, v, mode="full", *, precision=None, preferred_element_type=None):
     """Discrete linear convolution of two 1-d arrays."""
     check_arraylike("convolve", a, v)
-    return _conv(as_operand(a), as_operand(v), mode, "convolve", preferred_element_type)
+    return _conv(as_operand(a), as_operand(v), mode=mode, op="convolve", precision=precision,
+                 preferred_element_type=preferred_element_type)
 
 
+@staged_as("correlate", static_argnames=("mode", "precision", "preferred_element_type"))
 def correlate(a, v, mode="valid", *, precision=None, preferred_element_type=None):
     """Cross-correlation of two 1-d arrays (``v`` conjugated)."""
     check_arraylike("correlate", a, v)
-    return _conv(as_operand(a), as_operand(v), mode, "correlate", preferred_element_type)
+    return _conv(as_operand(a), as_operand(v), mode=mode, op="correlate", precision=precision,
+                 preferred_element_type=preferred_element_type)
 
 
-@staged(static_argnums=(2, 3, 4))
-def _conv(x, y, mode, op, preferred_element_type):
+@staged(static_argnames=("mode", "op", "precision", "preferred_element_type"))
+def _conv(x, y, mode, op, precision, preferred_element_type=None):
+    """JAX's: a 1-d ``conv_general_dilated`` of the longer operand by the (flipped, for convolve) shorter one."""
+    from ._shape import flip
     from ._ufuncs import conj
     if x.ndim != 1 or y.ndim != 1:
         raise ValueError(f"{op}() only support 1-dimensional inputs.")
     x, y = promote_dtypes_inexact(x, y) if preferred_element_type is None else promote_dtypes(x, y)
     if x.shape[0] == 0 or y.shape[0] == 0:
         raise ValueError(f"{op}: inputs cannot be empty, got shapes {x.shape} and {y.shape}.")
-    reverse = False
+    out_order = slice(None)
     if op == "correlate":
         y = conj(y)
         if x.shape[0] < y.shape[0]:
-            x, y, reverse = y, x, True
+            x, y = y, x
+            out_order = slice(None, None, -1)
     else:
         if x.shape[0] < y.shape[0]:
             x, y = y, x
-        y = lax.rev(y, (0,))
+        y = flip(y)
     m = y.shape[0]
-    padding = {"valid": (0, 0), "same": (m // 2, m - m // 2 - 1), "full": (m - 1, m - 1)}.get(mode)
+    padding = {"valid": [(0, 0)], "same": [(m // 2, m - m // 2 - 1)], "full": [(m - 1, m - 1)]}.get(mode)
     if padding is None:
         raise ValueError("mode must be one of ['full', 'same', 'valid']")
-    out = _sliding_dot(lax.pad(x, convert(0, x.dtype), (padding + (0,),)), y)
-    if preferred_element_type is not None:
-        out = convert(out, dtypes.canonicalize_dtype(preferred_element_type))
-    return lax.rev(out, (0,)) if reverse else out
-
-
-def _sliding_dot(x, y):
-    """``out[k] = sum_j x[k + j] * y[j]``: the outer product, skewed so its diagonals become columns."""
-    n, m = x.shape[0], y.shape[0]
-    outer = lax.mul(lax.broadcast_in_dim(y, (m, n), (0,)), lax.broadcast_in_dim(x, (m, n), (1,)))
-    flat = lax.pad(lax.reshape(outer, (m * n,)), convert(0, x.dtype), ((0, m, 0),))
-    skewed = lax.slice(lax.reshape(flat, (m, n + 1)), (0, 0), (m, n - m + 1))
-    return lax.reduce_sum(skewed, (0,))
+    result = lax.conv_general_dilated(x[None, None, :], y[None, None, :], (1,), padding, precision=precision,
+                                      preferred_element_type=preferred_element_type)
+    return result[0, 0, out_order]
 
 
 @staged_as("cov", static_argnames=("rowvar", "bias", "ddof", "dtype"))

@@ -720,7 +720,8 @@ def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
     """``select(condition, x, y)`` with broadcasting; the one-argument form is ``nonzero``."""
     if x is None and y is None:
         check_arraylike("where", condition)
-        raise NotImplementedError("jnp.where(condition) (nonzero) arrives with dynamic indexing")
+        from ._misc import nonzero
+        return nonzero(condition, size=size, fill_value=fill_value)
     check_arraylike("where", condition, x, y)
     if size is not None or fill_value is not None:
         raise ValueError("size and fill_value arguments cannot be used in three-term where function.")

@@ -1,0 +1,106 @@
+"""NumPy rules of ``cholesky``, ``triangular_solve`` and ``lu``: the same column and row loops the StableHLO
+lowerings run (``passes/lower_linalg.py``), so that eager and jitted results agree to rounding, written with NumPy
+alone (LAPACK's answers through SciPy would tie irax to it).
+
+Every rule flattens the batch dimensions into one and works on stacks of matrices. Half-precision operands are
+computed in float32, as the lowerings do.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from irax.ir.shapes import issubdtype
+
+from .numpy_rules import RULES, _widen
+
+
+def _stack(x):
+    """``x`` as a stack of matrices (batch dimensions flattened), in its computing dtype."""
+    x = _widen(x)
+    return x.reshape((int(np.prod(x.shape[:-2], dtype=np.int64)),) + x.shape[-2:])
+
+
+def cholesky(x):
+    """Left-looking Cholesky: column k is a[:, k] less L[:, :k] L[k, :k]^H, over the square root of its diagonal
+    entry. A matrix whose pivot is not positive (or NaN) comes out all NaN, as JAX's CPU lowering makes it."""
+    a = _stack(x)
+    n = a.shape[-1]
+    lower = np.zeros_like(a)
+    ok = np.ones(a.shape[0], bool)
+    rows = np.arange(n)
+    for k in range(n):
+        v = a[:, :, k] - np.einsum("bij,bj->bi", lower, lower[:, k, :].conj())
+        d = v[:, k].real
+        ok &= d > 0
+        s = np.sqrt(np.where(d > 0, d, np.ones_like(d))).astype(a.dtype)
+        lower[:, :, k] = np.where(rows > k, v / s[:, None], np.where(rows == k, s[:, None], 0))
+    tri = rows[:, None] >= rows[None, :]
+    out = np.where(ok[:, None, None], np.where(tri, lower, a), np.array(np.nan, a.dtype))
+    return out.reshape(x.shape).astype(x.dtype)
+
+
+def canonical_triangular_solve(a, b, *, left_side, lower, transpose_a, conjugate_a):
+    """The equivalent left-side system ``t x = b`` (as views of stacks): a transposed system is solved with
+    ``a^T``, a right-side one as the transposed left-side one. Returns ``(t, b, lower, unmap)``: whether ``t`` is
+    lower triangular, and ``unmap`` taking its solution back."""
+    if conjugate_a:
+        a = a.conj()
+    if transpose_a != (not left_side):  # a right-side solve transposes a once more
+        a = np.swapaxes(a, -1, -2)
+        lower = not lower
+    if not left_side:
+        b = np.swapaxes(b, -1, -2)
+    return a, b, lower, (lambda x: x if left_side else np.swapaxes(x, -1, -2))
+
+
+def triangular_solve(a, b, *, left_side, lower, transpose_a, conjugate_a, unit_diagonal):
+    """Substitution row by row (forward for a lower triangular matrix, backward from the last row for an upper
+    one), reading one strict triangle (and the diagonal unless ``unit_diagonal``); a zero pivot gives inf and
+    NaN, as LAPACK's trsm does."""
+    a2, b2 = _stack(a), _stack(b)
+    conj = conjugate_a and issubdtype(a2.dtype, np.complexfloating)
+    tri, rhs, lower, unmap = canonical_triangular_solve(a2, b2, left_side=left_side, lower=lower,
+                                                        transpose_a=transpose_a, conjugate_a=conj)
+    n = tri.shape[-1]
+    rows = np.arange(n)
+    below = rows[:, None] > rows[None, :] if lower else rows[:, None] < rows[None, :]
+    strict = np.where(below, tri, np.zeros((), tri.dtype))
+    x = np.zeros_like(rhs)
+    for k in range(n):
+        r = k if lower else n - 1 - k
+        row = rhs[:, r, :] - np.einsum("bj,bjm->bm", strict[:, r, :], x)
+        x[:, r, :] = row if unit_diagonal else row / tri[:, r, r][:, None]
+    return unmap(x).reshape(np.shape(b)).astype(np.asarray(b).dtype)
+
+
+def lu(x):
+    """JAX's ``_lu_unblocked``: per column, the pivot is the first row of largest magnitude (``|re| + |im|`` for
+    complex) at or below the diagonal; rows swap, the column below the diagonal is divided by the pivot (unless
+    it is zero) and the trailing block updated. A singular matrix gives a zero pivot, not NaN, as getrf does."""
+    a = _stack(x).copy()
+    batch, m, n = a.shape
+    k_max = min(m, n)
+    pivots = np.zeros((batch, k_max), np.int32)
+    perm = np.broadcast_to(np.arange(m, dtype=np.int32), (batch, m)).copy()
+    rows, cols, idx = np.arange(m), np.arange(n), np.arange(batch)
+    for k in range(k_max):
+        col = a[:, :, k]
+        mag = np.abs(col.real) + np.abs(col.imag) if issubdtype(a.dtype, np.complexfloating) else np.abs(col)
+        mag = np.where(rows >= k, mag, -np.inf)
+        i = np.argmax(np.where(np.isnan(mag), np.inf, mag), axis=1)
+        pivots[:, k] = i
+        a[:, [k], :], a[idx, i, :] = a[idx, i, :][:, None, :], a[:, k, :].copy()
+        perm[:, k], perm[idx, i] = perm[idx, i], perm[:, k].copy()
+        pivot = a[:, k, k][:, None]
+        divide = (rows > k) & (pivot != 0)
+        a[:, :, k] = np.where(divide, a[:, :, k] / np.where(pivot != 0, pivot, 1), a[:, :, k])
+        update = a[:, :, k, None] * a[:, k, None, :]
+        a = a - np.where((rows[:, None] > k) & (cols[None, :] > k), update, np.zeros((), a.dtype))
+    shape = np.shape(x)
+    return [a.reshape(shape).astype(np.asarray(x).dtype), pivots.reshape(shape[:-2] + (k_max,)),
+            perm.reshape(shape[:-2] + (m,))]
+
+
+RULES["cholesky"] = cholesky
+RULES["triangular_solve"] = triangular_solve
+RULES["lu"] = lu

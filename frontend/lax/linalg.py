@@ -1,0 +1,69 @@
+"""``irax.lax.linalg`` (``jax.lax.linalg``): the decompositions ``cholesky`` and ``lu`` and ``triangular_solve``,
+binding the primitives with JAX 0.10's names and parameters, and JAX's wrappers around them (symmetrizing,
+masking a triangle, vector right-hand sides) so that ``make_jaxpr`` prints JAX's text."""
+from __future__ import annotations
+
+import numpy as np
+
+from irax import dtypes
+from irax.core import bind, bind1
+
+from . import add, broadcast, broadcasted_iota, conj, div, expand_dims, full_like, ge, select, squeeze, transpose
+from ._scalars import as_operand
+
+__all__ = ["cholesky", "lu", "triangular_solve"]
+
+
+def _T(x):
+    return transpose(x, (*range(x.ndim - 2), x.ndim - 1, x.ndim - 2))
+
+
+def _H(x):
+    return conj(_T(x)) if dtypes.issubdtype(x.dtype, np.complexfloating) else _T(x)
+
+
+def symmetrize(x):
+    """``(x + x^H) / 2``: the Hermitian part a decomposition of a Hermitian matrix reads."""
+    return div(add(x, _H(x)), 2)
+
+
+def _tri(shape, k):
+    """JAX's ``lax._tri``: True on and below diagonal ``k``."""
+    return ge(add(broadcasted_iota(np.int32, shape, 0), k), broadcasted_iota(np.int32, shape, 1))
+
+
+def _tril(m, k=0):
+    *_, n, w = m.shape
+    mask = broadcast(_tri((n, w), k), m.shape[:-2])
+    return select(mask, m, full_like(m, 0))
+
+
+def cholesky(x, *, symmetrize_input: bool = True):
+    """The lower Cholesky factor of each matrix of ``x`` (``[..., n, n]``); all NaN where one is not positive
+    definite. ``symmetrize_input`` reads ``(x + x^H) / 2``, else only the lower triangle."""
+    x = as_operand(x)
+    if symmetrize_input:
+        x = symmetrize(x)
+    return _tril(bind1("cholesky", x))
+
+
+def lu(x):
+    """LU decomposition with partial pivoting: ``(lu, pivots, permutation)`` with ``P A = L U``."""
+    return tuple(bind("lu", as_operand(x)))
+
+
+def triangular_solve(a, b, *, left_side: bool = False, lower: bool = False, transpose_a: bool = False,
+                     conjugate_a: bool = False, unit_diagonal: bool = False):
+    """Solves ``op(a) x = b`` (``left_side``) or ``x op(a) = b`` for triangular ``a``; ``b`` one dimension short
+    of ``a`` is a batch of vectors."""
+    a, b = as_operand(a), as_operand(b)
+    conjugate_a = bool(conjugate_a) and dtypes.issubdtype(a.dtype, np.complexfloating)
+    singleton = b.ndim == a.ndim - 1
+    if singleton:
+        b = expand_dims(b, (-1 if left_side else -2,))
+    out = bind1("triangular_solve", a, b, left_side=bool(left_side), lower=bool(lower),
+                transpose_a=bool(transpose_a), conjugate_a=conjugate_a, unit_diagonal=bool(unit_diagonal))
+    if singleton:
+        out = squeeze(out, (out.ndim - 1,) if left_side else (out.ndim - 2,))
+    return out
+

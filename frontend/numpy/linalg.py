@@ -1,0 +1,386 @@
+"""``irax.numpy.linalg``: JAX's ``jax.numpy.linalg`` on the ``cholesky``, ``lu`` and ``triangular_solve``
+primitives, each function staged under JAX's name (``jit[name=solve]``) with JAX's structure.
+
+``solve`` differs from JAX's in one respect: JAX wraps its LU solve in ``custom_linear_solve`` (so that the
+derivative reuses the factorization); irax has no such primitive yet, so the derivative flows through ``lu``'s and
+``triangular_solve``'s own rules, with the same values.
+"""
+from __future__ import annotations
+
+import operator
+from typing import NamedTuple
+
+import numpy as np
+
+from irax import lax
+from irax.custom_derivatives import custom_jvp
+from irax.lax import linalg as lax_linalg
+
+from ._creation import eye, ones, zeros_like
+from ._linalg_ops import diagonal as _diagonal
+from ._linalg_ops import matmul, tensordot, vecdot
+from ._linalg_ops import outer as _outer
+from ._linalg_ops import trace as _jnp_trace
+from ._reductions import any as _any
+from ._reductions import count_nonzero, cumprod, prod, sum as _sum
+from ._reductions import max as _amax, min as _amin
+from ._shape import broadcast_to, concatenate, matrix_transpose, tile
+from ._ufuncs import abs as _abs
+from ._ufuncs import conj, exp, isinf, isnan, log, logical_or, power, real, sqrt, where
+from ._util import canonicalize_axis, ensure_arraylike, promote_dtypes_inexact, staged_as
+
+__all__ = ["cholesky", "det", "diagonal", "inv", "matmul", "matrix_power", "matrix_transpose", "norm", "outer",
+           "slogdet", "solve", "tensordot", "trace", "vecdot", "vector_norm"]
+
+
+def diagonal(x, /, *, offset=0):
+    """The diagonals of the matrices of ``x`` (its last two axes), as the array API's ``linalg.diagonal``."""
+    x = ensure_arraylike("jnp.linalg.diagonal", x)
+    if x.ndim < 2:
+        raise ValueError(f"jnp.linalg.diagonal requires an array of at least two dimensions; got x.shape={x.shape}")
+    return _diagonal(x, offset=offset, axis1=-2, axis2=-1)
+
+
+def trace(x, /, *, offset=0, dtype=None):
+    """The traces of the matrices of ``x`` (its last two axes)."""
+    x = ensure_arraylike("jnp.linalg.trace", x)
+    return _jnp_trace(x, offset=offset, axis1=-2, axis2=-1, dtype=dtype)
+
+
+def outer(x1, x2, /):
+    """The outer product of two vectors."""
+    x1, x2 = ensure_arraylike("jnp.linalg.outer", x1, x2)
+    if x1.ndim != 1 or x2.ndim != 1:
+        raise ValueError(f"Input arrays must be one-dimensional, but they are x1.ndim={x1.ndim} and "
+                         f"x2.ndim={x2.ndim}")
+    return _outer(x1, x2)
+
+
+class SlogdetResult(NamedTuple):
+    sign: object
+    logabsdet: object
+
+
+def _iscomplex(x):
+    return np.issubdtype(x.dtype, np.complexfloating)
+
+
+@staged_as("cholesky", static_argnames=("upper", "symmetrize_input"))
+def cholesky(a, *, upper=False, symmetrize_input=True):
+    """The lower (``upper``: upper) Cholesky factor of each matrix; NaN where one is not positive definite."""
+    a = ensure_arraylike("jnp.linalg.cholesky", a)
+    a, = promote_dtypes_inexact(a)
+    low = lax_linalg.cholesky(a, symmetrize_input=symmetrize_input)
+    return conj(matrix_transpose(low)) if upper else low
+
+
+# --- LU solves --------------------------------------------------------------------------------------------------
+
+def _take_rows(x, rows):
+    """``x[..., rows, :]`` for a batch of row indices (``rows`` with x's batch shape and one axis)."""
+    return x[_batch_iotas(x.shape[:-2]) + (rows, slice(None))] if x.ndim > 2 else x[rows, :]
+
+
+def _batch_iotas(batch_shape):
+    """Open-mesh indices of the batch dimensions, shaped to broadcast against a trailing row index."""
+    n = len(batch_shape)
+    return tuple(lax.broadcasted_iota(np.int32, batch_shape, i).reshape(batch_shape + (1,)) for i in range(n))
+
+
+def lu_solve(lu, permutation, b, trans=0):
+    """JAX's ``lax.linalg._lu_solve``: solves ``a x = b`` (``trans`` 1: ``a^T x = b``, 2: ``a^H x = b``) from
+    ``lu(a)``, a ``b`` one dimension short of ``lu`` being a batch of vectors; batch dimensions broadcast."""
+    if lu.ndim < 2 or lu.shape[-1] != lu.shape[-2]:
+        raise ValueError(f"last two dimensions of LU decomposition must be equal, got shape {lu.shape}")
+    if b.ndim < 1:
+        raise ValueError(f"b matrix must have rank >= 1, got shape {b.shape}")
+    rhs_vector = lu.ndim == b.ndim + 1
+    if rhs_vector:
+        if b.shape[-1] != lu.shape[-1]:
+            raise ValueError("When LU decomposition matrix and b have the same number of dimensions, last axis of "
+                             f"LU decomposition matrix (shape {lu.shape}) and b array (shape {b.shape}) must match")
+        b = b[..., None]
+    elif b.shape[-2] != lu.shape[-1]:
+        raise ValueError("When LU decomposition matrix and b different numbers of dimensions, last axis of LU "
+                         f"decomposition matrix (shape {lu.shape}) and second to last axis of b array (shape "
+                         f"{b.shape}) must match")
+    batch = np.broadcast_shapes(lu.shape[:-2], permutation.shape[:-1], b.shape[:-2])
+    lu = broadcast_to(lu, batch + lu.shape[-2:])
+    permutation = broadcast_to(permutation, batch + permutation.shape[-1:])
+    x = broadcast_to(b, batch + b.shape[-2:])
+    if trans == 0:
+        x = _take_rows(x, permutation)
+        x = lax_linalg.triangular_solve(lu, x, left_side=True, lower=True, unit_diagonal=True)
+        x = lax_linalg.triangular_solve(lu, x, left_side=True, lower=False)
+    elif trans in (1, 2):
+        conj_a = trans == 2
+        x = lax_linalg.triangular_solve(lu, x, left_side=True, lower=False, transpose_a=True, conjugate_a=conj_a)
+        x = lax_linalg.triangular_solve(lu, x, left_side=True, lower=True, unit_diagonal=True, transpose_a=True,
+                                        conjugate_a=conj_a)
+        _, inverse = lax.sort_key_val(permutation, lax.broadcasted_iota(np.int32, permutation.shape,
+                                                                        permutation.ndim - 1))
+        x = _take_rows(x, inverse)
+    else:
+        raise ValueError(f"'trans' value must be 0, 1, or 2, got {trans}")
+    return x[..., 0] if rhs_vector else x
+
+
+def _solve(a, b):
+    lu, _, permutation = lax_linalg.lu(a)
+    return lu_solve(lu, permutation, b, 0)
+
+
+@staged_as("solve")
+def solve(a, b):
+    """``a x = b`` by LU with partial pivoting; ``b`` of shape ``[..., m]`` is a batch of vectors."""
+    a, b = ensure_arraylike("jnp.linalg.solve", a, b)
+    a, b = promote_dtypes_inexact(a, b)
+    if a.ndim < 2:
+        raise ValueError(f"left hand array must be at least two dimensional; got a.shape={a.shape}")
+    if b.ndim > 1 and a.ndim == b.ndim + 1 and a.shape[-1] == b.shape[-1] and a.shape[-1] != b.shape[-2]:
+        raise ValueError(f"Invalid shapes for solve: {a.shape}, {b.shape}. Prior to JAX v0.5.0, this would have "
+                         "been treated as a batched 1-dimensional solve. To recover this behavior, use "
+                         "solve(a, b[..., None]).squeeze(-1).")
+    core = 1 if b.ndim == 1 else 2
+    if a.shape[-1] != a.shape[-2] or b.shape[b.ndim - core] != a.shape[-1]:
+        raise ValueError("The arguments to solve must have shapes a=[..., m, m] and b=[..., m, k] or b=[..., m]; "
+                         f"got a={a.shape} and b={b.shape}")
+    batch = np.broadcast_shapes(a.shape[:-2], b.shape[:b.ndim - core])
+    a = broadcast_to(a, batch + a.shape[-2:])
+    b = broadcast_to(b, batch + b.shape[b.ndim - core:])
+    return _solve(a, b)
+
+
+@staged_as("inv")
+def inv(a):
+    """The inverse of each matrix, as ``solve(a, I)``."""
+    arr = ensure_arraylike("jnp.linalg.inv", a)
+    if arr.ndim < 2 or arr.shape[-1] != arr.shape[-2]:
+        raise ValueError(f"Argument to inv must have shape [..., n, n], got {arr.shape}.")
+    return solve(arr, lax.broadcast(eye(arr.shape[-1], dtype=arr.dtype), arr.shape[:-2]))
+
+
+# --- determinants -----------------------------------------------------------------------------------------------
+
+@custom_jvp
+def _slogdet_lu(a):
+    dtype = a.dtype
+    lu, pivot, _ = lax_linalg.lu(a)
+    diag = _diagonal(lu, axis1=-2, axis2=-1)
+    is_zero = _any(diag == np.array(0, dtype=dtype), axis=-1)
+    iota = lax.expand_dims(lax.iota(pivot.dtype, a.shape[-1]), range(pivot.ndim - 1))
+    parity = count_nonzero(pivot != iota, axis=-1)
+    if _iscomplex(a):
+        sign = prod(diag / _abs(diag).astype(diag.dtype), axis=-1)
+    else:
+        sign = np.array(1, dtype=dtype)
+        parity = parity + count_nonzero(diag < 0, axis=-1)
+    sign = where(is_zero, np.array(0, dtype=dtype), sign * (-2 * (parity % 2) + 1).astype(dtype))
+    logdet = where(is_zero, np.array(-np.inf, dtype=dtype), _sum(log(_abs(diag)).astype(dtype), axis=-1))
+    return sign, real(logdet)
+
+
+def _trace(z):
+    """``trace(z, axis1=-1, axis2=-2)`` unstaged: irax cannot yet linearize a staged call (a ``jit``) on tangents
+    inside a ``custom_jvp`` rule, so the rules below call no staged function on their tangents."""
+    n = z.shape[-1]
+    eye_mask = lax.eq(lax.broadcasted_iota(np.int32, (n, n), 0), lax.broadcasted_iota(np.int32, (n, n), 1))
+    mask = lax.broadcast_in_dim(eye_mask, z.shape, (z.ndim - 2, z.ndim - 1))
+    return lax.reduce_sum(lax.select(mask, z, lax.full_like(z, 0)), (z.ndim - 2, z.ndim - 1))
+
+
+@_slogdet_lu.defjvp
+def _slogdet_jvp(primals, tangents):
+    (x,), (g,) = primals, tangents
+    sign, ans = slogdet(x)
+    ans_dot = _trace(_solve(x, g))
+    if _iscomplex(x):
+        sign_dot = (ans_dot - real(ans_dot).astype(ans_dot.dtype)) * sign
+        ans_dot = real(ans_dot)
+    else:
+        sign_dot = zeros_like(sign)
+    return (sign, ans), (sign_dot, ans_dot)
+
+
+@staged_as("slogdet", static_argnames=("method",))
+def slogdet(a, *, method=None):
+    """The sign and the log of the absolute value of each determinant, from an LU decomposition."""
+    a = ensure_arraylike("jnp.linalg.slogdet", a)
+    a, = promote_dtypes_inexact(a)
+    if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
+        raise ValueError(f"Argument to slogdet() must have shape [..., n, n], got {a.shape}")
+    if method not in (None, "lu"):
+        raise ValueError(f"Unknown slogdet method '{method}'. Supported methods are 'lu' (`None`), and 'qr'.")
+    return SlogdetResult(*_slogdet_lu(a))
+
+
+def _cofactor_solve(a, b):
+    """JAX's ``_cofactor_solve``: ``det(a) * solve(a, b)``, finite for matrices of rank n - 1 too (then the
+    determinant's gradient is a rank-1 matrix), zero where the rank is lower."""
+    a_shape = a.shape
+    if a_shape[-1] == 1:
+        return a[..., 0, 0], b
+    lu, pivots, permutation = lax_linalg.lu(a)
+    dtype = a.dtype
+    batch_dims = np.broadcast_shapes(lu.shape[:-2], b.shape[:-2])
+    x = broadcast_to(b, batch_dims + b.shape[-2:])
+    lu = broadcast_to(lu, batch_dims + lu.shape[-2:])
+    diag = _diagonal(lu, axis1=-2, axis2=-1)
+    iota = lax.expand_dims(lax.iota(pivots.dtype, a_shape[-1]), range(pivots.ndim - 1))
+    parity = count_nonzero(pivots != iota, axis=-1)
+    sign = (-2 * (parity % 2) + 1).astype(dtype)
+    partial_det = cumprod(diag, axis=-1) * sign[..., None]
+    lu = lu.at[..., -1, -1].set(1.0 / partial_det[..., -2])
+    permutation = broadcast_to(permutation, (*batch_dims, a_shape[-1]))
+    d = ones(x.shape[:-1], x.dtype)
+    d = lax_linalg.triangular_solve(lu, d, left_side=True, lower=False)
+    d = _any(logical_or(isnan(d), isinf(d)), axis=-1)
+    d = tile(d[..., None, None], d.ndim * (1,) + x.shape[-2:])
+    x = lax.select(d, zeros_like(x), x)
+    x = _take_rows(x, permutation)
+    x = lax_linalg.triangular_solve(lu, x, left_side=True, lower=True, unit_diagonal=True)
+    x = concatenate((x[..., :-1, :] * partial_det[..., -1, None, None], x[..., -1:, :]), axis=-2)
+    x = lax_linalg.triangular_solve(lu, x, left_side=True, lower=False)
+    x = lax.select(d, zeros_like(x), x)
+    return partial_det[..., -1], x
+
+
+@custom_jvp
+def _det(a):
+    sign, logdet = slogdet(a)
+    return sign * exp(logdet).astype(sign.dtype)
+
+
+@_det.defjvp
+def _det_jvp(primals, tangents):
+    (x,), (g,) = primals, tangents
+    if x.shape[-1] == 0:  # irax traces the rule on every call; JAX's, only under differentiation
+        return _det(x), _trace(g)
+    y, z = _cofactor_solve(x, g)
+    return y, _trace(z)
+
+
+def _det_2x2(a):
+    return a[..., 0, 0] * a[..., 1, 1] - a[..., 0, 1] * a[..., 1, 0]
+
+
+def _det_3x3(a):
+    return (a[..., 0, 0] * a[..., 1, 1] * a[..., 2, 2] + a[..., 0, 1] * a[..., 1, 2] * a[..., 2, 0]
+            + a[..., 0, 2] * a[..., 1, 0] * a[..., 2, 1] - a[..., 0, 2] * a[..., 1, 1] * a[..., 2, 0]
+            - a[..., 0, 0] * a[..., 1, 2] * a[..., 2, 1] - a[..., 0, 1] * a[..., 1, 0] * a[..., 2, 2])
+
+
+@staged_as("det")
+def det(a):
+    """The determinant of each matrix: closed forms for 2x2 and 3x3, else from an LU decomposition (whose
+    derivative, JAX's, stays finite for singular matrices of rank n - 1)."""
+    a = ensure_arraylike("jnp.linalg.det", a)
+    a, = promote_dtypes_inexact(a)
+    if a.ndim >= 2 and a.shape[-1] == 2 and a.shape[-2] == 2:
+        return _det_2x2(a)
+    if a.ndim >= 2 and a.shape[-1] == 3 and a.shape[-2] == 3:
+        return _det_3x3(a)
+    if a.ndim >= 2 and a.shape[-1] == a.shape[-2]:
+        return _det(a)
+    raise ValueError(f"Argument to _det() must have shape [..., n, n], got {a.shape}")
+
+
+# --- matrix_power, norm -----------------------------------------------------------------------------------------
+
+@staged_as("matrix_power", static_argnames=("n",))
+def matrix_power(a, n):
+    """``a`` to the integer power ``n`` by repeated squaring (a negative ``n`` inverts first)."""
+    arr = ensure_arraylike("jnp.linalg.matrix_power", a)
+    if arr.ndim < 2:
+        raise TypeError(f"{arr.ndim}-dimensional array given. Array must be at least two-dimensional")
+    if arr.shape[-2] != arr.shape[-1]:
+        raise TypeError("Last 2 dimensions of the array must be square")
+    try:
+        n = operator.index(n)
+    except TypeError as err:
+        raise TypeError(f"exponent must be an integer, got {n}") from err
+    if n == 0:
+        return broadcast_to(eye(arr.shape[-2], dtype=arr.dtype), arr.shape)
+    if n < 0:
+        arr = inv(arr)
+        n = abs(n)
+    if n == 1:
+        return arr
+    if n == 2:
+        return arr @ arr
+    if n == 3:
+        return (arr @ arr) @ arr
+    z = result = None
+    while n > 0:
+        z = arr if z is None else (z @ z)
+        n, bit = divmod(n, 2)
+        if bit:
+            result = z if result is None else (result @ z)
+    return result
+
+
+@staged_as("norm", static_argnames=("ord", "axis", "keepdims"))
+def norm(x, ord=None, axis=None, keepdims=False):
+    """Vector norms (any ``ord``) and the matrix norms that need no SVD (None, 'fro', 1, -1, inf, -inf)."""
+    x = ensure_arraylike("jnp.linalg.norm", x)
+    x, = promote_dtypes_inexact(x)
+    ndim = x.ndim
+    if axis is None:
+        if ord is None:
+            return sqrt(_sum(real(x * conj(x)), keepdims=keepdims))
+        axis = tuple(range(ndim))
+    elif isinstance(axis, tuple):
+        axis = tuple(canonicalize_axis(a, ndim) for a in axis)
+    else:
+        axis = (canonicalize_axis(axis, ndim),)
+    if len(axis) == 1:
+        return vector_norm(x, ord=2 if ord is None else ord, axis=axis, keepdims=keepdims)
+    if len(axis) != 2:
+        raise ValueError(f"Improper number of axes for norm: axis={axis}. Pass one axis to compute a vector-norm, "
+                         "or two axes to compute a matrix-norm.")
+    row_axis, col_axis = axis
+    if ord is None or ord in ("f", "fro"):
+        return sqrt(_sum(real(x * conj(x)), axis=axis, keepdims=keepdims))
+    if ord in (1, -1):
+        if not keepdims and col_axis > row_axis:
+            col_axis -= 1
+        summed = _sum(_abs(x), axis=row_axis, keepdims=keepdims)
+        if ord == 1:
+            return _amax(summed, axis=col_axis, keepdims=keepdims, initial=0)
+        return _amin(summed, axis=col_axis, keepdims=keepdims)
+    if ord in (np.inf, -np.inf):
+        if not keepdims and row_axis > col_axis:
+            row_axis -= 1
+        summed = _sum(_abs(x), axis=col_axis, keepdims=keepdims)
+        if ord == np.inf:
+            return _amax(summed, axis=row_axis, keepdims=keepdims, initial=0)
+        return _amin(summed, axis=row_axis, keepdims=keepdims)
+    if ord in ("nuc", 2, -2):
+        raise NotImplementedError(f"jnp.linalg.norm with ord={ord!r} needs an SVD, which irax does not have yet")
+    raise ValueError(f"Invalid order '{ord}' for matrix norm.")
+
+
+def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
+    """The ``ord``-norm of the vectors along ``axis`` (all of ``x`` when None)."""
+    x = ensure_arraylike("jnp.linalg.vector_norm", x)
+    if ord is None or ord == 2:
+        return sqrt(_sum(real(x * conj(x)), axis=axis, keepdims=keepdims))
+    if ord == np.inf:
+        return _amax(_abs(x), axis=axis, keepdims=keepdims, initial=0)
+    if ord == -np.inf:
+        return _amin(_abs(x), axis=axis, keepdims=keepdims)
+    if ord == 0:
+        return _sum(x != 0, dtype=np.finfo(x.dtype).dtype, axis=axis, keepdims=keepdims)
+    if ord == 1:
+        return _sum(_abs(x), axis=axis, keepdims=keepdims)
+    if isinstance(ord, str):
+        msg = f"Invalid order '{ord}' for vector norm."
+        if ord == "inf":
+            msg += "Use 'jax.numpy.inf' instead."
+        if ord == "-inf":
+            msg += "Use '-jax.numpy.inf' instead."
+        raise ValueError(msg)
+    abs_x = _abs(x)
+    ord_arr = np.array(ord, abs_x.dtype)
+    ord_inv = np.array(1. / ord_arr, abs_x.dtype)
+    return power(_sum(abs_x ** ord_arr, axis=axis, keepdims=keepdims), ord_inv)

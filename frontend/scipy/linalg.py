@@ -1,0 +1,245 @@
+"""``irax.scipy.linalg``: JAX's ``jax.scipy.linalg`` factorizations and solves on the ``cholesky``, ``lu`` and
+``triangular_solve`` primitives, staged under JAX's names (``jit[name=_solve_triangular]``).
+
+JAX's ``lu_solve`` turns the pivots into a permutation with the ``lu_pivots_to_permutation`` primitive; here that
+is a ``fori_loop`` of swaps (the same permutation, a different jaxpr).
+"""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+import irax
+from irax import lax
+from irax import numpy as jnp
+from irax.lax import linalg as lax_linalg
+from irax.numpy import linalg as jnp_linalg
+from irax.numpy._util import promote_dtypes_inexact, staged_as
+
+__all__ = ["cho_factor", "cho_solve", "cholesky", "expm", "lu", "lu_factor", "lu_solve", "solve_triangular"]
+
+
+def _batched_1d(name, a, b):
+    """Whether ``b`` is a batch of vectors: one dimension, or (deprecated, as JAX warns) one short of ``a``."""
+    if b.ndim == 1:
+        return True
+    if a.ndim == b.ndim + 1 and a.shape[-1] == b.shape[-1]:
+        warnings.warn(f"jax.scipy.linalg.{name}: batched 1D solves with b.ndim > 1 are deprecated, and in the future "
+                      "will be treated as a batched 2D solve. Use "
+                      f"{name}(a, b[..., None]).squeeze(-1) to avoid this warning.", category=FutureWarning)
+        return True
+    return False
+
+
+def _vectorized(fn, a, b, vector):
+    """JAX's ``vectorize`` with signature ``(n,n),(n)->(n)`` or ``(n,n),(n,k)->(n,k)``: the loop dimensions of
+    both broadcast, and the primitives take them as batch dimensions."""
+    core = 1 if vector else 2
+    if a.ndim < 2 or b.ndim < core:
+        raise ValueError(f"input with shape {a.shape if a.ndim < 2 else b.shape} does not have enough dimensions")
+    batch = np.broadcast_shapes(a.shape[:-2], b.shape[:b.ndim - core])
+    a = jnp.broadcast_to(a, batch + a.shape[-2:])
+    b = jnp.broadcast_to(b, batch + b.shape[b.ndim - core:])
+    return fn(a, b)
+
+
+@staged_as("_solve_triangular", static_argnames=("trans", "lower", "unit_diagonal"))
+def _solve_triangular(a, b, trans, lower, unit_diagonal):
+    if trans == 0 or trans == "N":
+        transpose_a, conjugate_a = False, False
+    elif trans == 1 or trans == "T":
+        transpose_a, conjugate_a = True, False
+    elif trans == 2 or trans == "C":
+        transpose_a, conjugate_a = True, True
+    else:
+        raise ValueError(f"Invalid 'trans' value {trans}")
+    a, b = promote_dtypes_inexact(jnp.asarray(a), jnp.asarray(b))
+    vector = _batched_1d("solve_triangular", a, b)
+    return _vectorized(lambda a, b: lax_linalg.triangular_solve(
+        a, b, left_side=True, lower=lower, transpose_a=transpose_a, conjugate_a=conjugate_a,
+        unit_diagonal=unit_diagonal), a, b, vector)
+
+
+def solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False, overwrite_b=False, debug=None,
+                     check_finite=True):
+    """Solves ``op(a) x = b`` for triangular ``a`` (``trans``: 0 or 'N' a, 1 or 'T' a^T, 2 or 'C' a^H)."""
+    del overwrite_b, debug, check_finite
+    return _solve_triangular(a, b, trans, lower, unit_diagonal)
+
+
+@staged_as("_cholesky", static_argnames=("lower",))
+def _cholesky(a, lower):
+    a, = promote_dtypes_inexact(jnp.asarray(a))
+    low = lax_linalg.cholesky(a if lower else jnp.conj(jnp.matrix_transpose(a)), symmetrize_input=False)
+    return low if lower else jnp.conj(jnp.matrix_transpose(low))
+
+
+def cholesky(a, lower=False, overwrite_a=False, check_finite=True):
+    """The Cholesky factor (upper unless ``lower``), reading only that triangle of ``a``."""
+    del overwrite_a, check_finite
+    return _cholesky(a, lower)
+
+
+def cho_factor(a, lower=False, overwrite_a=False, check_finite=True):
+    """``(c, lower)`` for ``cho_solve``: the Cholesky factor and which triangle holds it."""
+    del overwrite_a, check_finite
+    return (cholesky(a, lower=lower), lower)
+
+
+@staged_as("_cho_solve", static_argnames=("lower",))
+def _cho_solve(c, b, lower):
+    c, b = promote_dtypes_inexact(jnp.asarray(c), jnp.asarray(b))
+    vector = _batched_1d("cho_solve", c, b)
+
+    def solve(c, b):
+        b = lax_linalg.triangular_solve(c, b, left_side=True, lower=lower, transpose_a=not lower,
+                                        conjugate_a=not lower)
+        return lax_linalg.triangular_solve(c, b, left_side=True, lower=lower, transpose_a=lower, conjugate_a=lower)
+    return _vectorized(solve, c, b, vector)
+
+
+def cho_solve(c_and_lower, b, overwrite_b=False, check_finite=True):
+    """Solves ``a x = b`` given ``cho_factor(a)``."""
+    del overwrite_b, check_finite
+    c, lower = c_and_lower
+    return _cho_solve(c, b, lower)
+
+
+@staged_as("lu_factor", static_argnames=("overwrite_a", "check_finite"))
+def lu_factor(a, overwrite_a=False, check_finite=True):
+    """``(lu, pivots)``: L and U in one matrix and the row swaps, as LAPACK's getrf."""
+    del overwrite_a, check_finite
+    a, = promote_dtypes_inexact(jnp.asarray(a))
+    lu_, pivots, _ = lax_linalg.lu(a)
+    return lu_, pivots
+
+
+def lu_pivots_to_permutation(pivots, permutation_size):
+    """The permutation the row swaps ``pivots`` make of ``range(permutation_size)`` (swap i with pivots[i], in
+    order)."""
+    batch, k = pivots.shape[:-1], pivots.shape[-1]
+    iota = lax.broadcasted_iota(np.int32, batch + (permutation_size,), len(batch))
+    if permutation_size == 0 or k == 0:
+        return iota
+
+    def swap(i, perm):
+        j = pivots[..., i, None]
+        x, y = perm[..., i, None], jnp.take_along_axis(perm, j, axis=-1)
+        return jnp.where(iota == i, y, jnp.where(iota == j, x, perm))
+    return lax.fori_loop(np.int32(0), np.int32(k), swap, iota)
+
+
+@staged_as("lu_solve", static_argnames=("trans", "overwrite_b", "check_finite"))
+def lu_solve(lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True):
+    """Solves ``a x = b`` (``trans`` 1: ``a^T``, 2: ``a^H``) given ``lu_factor(a)``."""
+    del overwrite_b, check_finite
+    lu_, pivots = lu_and_piv
+    lu_, b = promote_dtypes_inexact(jnp.asarray(lu_), jnp.asarray(b))
+    perm = lu_pivots_to_permutation(jnp.asarray(pivots), lu_.shape[-2])
+    vector = _batched_1d("lu_solve", lu_, b)
+    return _vectorized(lambda l, x: jnp_linalg.lu_solve(l, perm, x, trans), lu_, b, vector)
+
+
+@staged_as("_lu", static_argnums=(1,))
+def _lu(a, permute_l):
+    a, = promote_dtypes_inexact(jnp.asarray(a))
+    lu_, _, permutation = lax_linalg.lu(a)
+    dtype = a.dtype
+    m, n = a.shape[-2:]
+    p = jnp.real(jnp.array(permutation[..., None, :] == jnp.arange(m, dtype=permutation.dtype)[:, None],
+                           dtype=dtype))
+    k = min(m, n)
+    l = jnp.tril(lu_, -1)[..., :, :k] + jnp.eye(m, k, dtype=dtype)
+    u = jnp.triu(lu_)[..., :k, :]
+    if permute_l:  # p @ l, as the rows of l in inverse-permutation order (exact, as p is a permutation)
+        inverse = jnp.argsort(permutation, axis=-1)
+        return jnp.take_along_axis(l, inverse[..., None], axis=-2), u
+    return p, l, u
+
+
+@staged_as("lu", static_argnames=("permute_l", "overwrite_a", "check_finite"))
+def lu(a, permute_l=False, overwrite_a=False, check_finite=True):
+    """``(p, l, u)`` with ``a = p @ l @ u`` (``permute_l``: ``(p @ l, u)``)."""
+    del overwrite_a, check_finite
+    return _lu(a, permute_l)
+
+
+# --- expm: scaling and squaring with Pade approximants, as JAX's -------------------------------------------------
+
+_PADE = {
+    3: (120., 60., 12., 1.),
+    5: (30240., 15120., 3360., 420., 30., 1.),
+    7: (17297280., 8648640., 1995840., 277200., 25200., 1512., 56., 1.),
+    9: (17643225600., 8821612800., 2075673600., 302702400., 30270240., 2162160., 110880., 3960., 90., 1.),
+    13: (64764752532480000., 32382376266240000., 7771770303897600., 1187353796428800., 129060195264000.,
+         10559470521600., 670442572800., 33522128640., 1323241920., 40840800., 960960., 16380., 182., 1.),
+}
+
+
+def _pade(degree):
+    """The numerator's odd part U and even part V of the degree-``degree`` Pade approximant of exp at A."""
+    b = _PADE[degree]
+
+    def approximant(a):
+        ident = jnp.eye(*a.shape, dtype=a.dtype)
+        a2 = jnp.dot(a, a)
+        if degree == 13:
+            a4 = jnp.dot(a2, a2)
+            a6 = jnp.dot(a4, a2)
+            u = jnp.dot(a, jnp.dot(a6, b[13] * a6 + b[11] * a4 + b[9] * a2) + b[7] * a6 + b[5] * a4 + b[3] * a2
+                        + b[1] * ident)
+            v = jnp.dot(a6, b[12] * a6 + b[10] * a4 + b[8] * a2) + b[6] * a6 + b[4] * a4 + b[2] * a2 + b[0] * ident
+            return u, v
+        powers = [ident, a2]
+        while len(powers) < (degree + 1) // 2:
+            powers.append(jnp.dot(powers[-1], a2) if len(powers) > 2 else jnp.dot(a2, a2))
+        odd = sum(b[2 * i + 1] * p for i, p in reversed(list(enumerate(powers))) if i)
+        u = jnp.dot(a, odd + b[1] * ident)
+        v = sum(b[2 * i] * p for i, p in reversed(list(enumerate(powers))) if i) + b[0] * ident
+        return u, v
+    return approximant
+
+
+def _calc_p_q(a):
+    a_l1 = jnp_linalg.norm(a, 1)
+    if a.dtype in (np.float64, np.complex128):
+        maxnorm, conds, degrees = 5.371920351148152, (1.495585217958292e-002, 2.539398330063230e-001,
+                                                      9.504178996162932e-001, 2.097847961257068e+000), (3, 5, 7, 9, 13)
+    else:
+        maxnorm, conds, degrees = 3.925724783138660, (4.258730016922831e-001, 1.880152677804762e+000), (3, 5, 7)
+    n_squarings = jnp.maximum(0, jnp.floor(jnp.log2(a_l1 / maxnorm)))
+    a = a / 2 ** n_squarings.astype(a.dtype)
+    idx = jnp.digitize(a_l1, jnp.array(conds, dtype=a_l1.dtype))
+    u, v = lax.switch(idx, [_pade(d) for d in degrees], a)
+    return u + v, -u + v, n_squarings
+
+
+def _expm_matrix(a, upper_triangular, max_squarings):
+    p, q, n_squarings = _calc_p_q(a)
+
+    def compute(args):
+        _, p, q = args
+        r = solve_triangular(q, p) if upper_triangular else jnp_linalg.solve(q, p)
+
+        def square(c, i):
+            return lax.cond(i < n_squarings, lambda x: jnp.dot(x, x), lambda x: x, c), None
+        r, _ = lax.scan(square, r, jnp.arange(max_squarings, dtype=n_squarings.dtype))
+        return r
+    return lax.cond(n_squarings > max_squarings, lambda args: jnp.full_like(args[0], np.nan), compute, (a, p, q))
+
+
+@staged_as("expm", static_argnames=("upper_triangular", "max_squarings"))
+def expm(A, *, upper_triangular=False, max_squarings=16):
+    """The matrix exponential by scaling and squaring with a Pade approximant (degree chosen by the 1-norm); NaN
+    where more than ``max_squarings`` squarings would be needed."""
+    a, = promote_dtypes_inexact(jnp.asarray(A))
+    if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
+        raise ValueError(f"Expected A to be a (batched) square matrix, got A.shape={a.shape}.")
+    if a.dtype not in (np.float32, np.float64, np.complex64, np.complex128):
+        raise TypeError(f"A.dtype={a.dtype} is not supported.")
+    if a.ndim == 2:
+        return _expm_matrix(a, upper_triangular, max_squarings)
+    flat = a.reshape((-1,) + a.shape[-2:])
+    out = irax.vmap(lambda m: _expm_matrix(m, upper_triangular, max_squarings))(flat)
+    return out.reshape(a.shape)

@@ -1,0 +1,191 @@
+"""JVP rules of ``cholesky``, ``triangular_solve`` and ``lu`` and the transpose rule of ``triangular_solve`` (linear
+in its right-hand side), ports of JAX's (``jax/_src/lax/linalg.py``): ``_cholesky_jvp_rule``,
+``_triangular_solve_jvp_rule_a``, ``_triangular_solve_transpose_rule`` and ``_lu_jvp_rule``, binding the same
+primitives in the same order so that ``make_jaxpr(jvp(f))`` prints JAX's text for single matrices. JAX's
+``_lu_jvp_rule`` vmaps its inner rule over batch dimensions; here the same ops carry the batch dimensions."""
+from __future__ import annotations
+
+import numpy as np
+
+from irax.ir.gather_scatter import GatherDimensionNumbers, GatherScatterMode
+
+from . import ad_util as U
+from .builder import aval
+from .jvp import JVP_RULES, LINEAR_OPS, add_tangents
+from .transpose import TRANSPOSE_RULES, is_undefined
+
+_I32 = np.dtype(np.int32)
+
+
+def _is_complex(x):
+    return np.issubdtype(aval(x).dtype, np.complexfloating)
+
+
+def _tri(b, shape, k):
+    """``lax._tri``: True on and below diagonal ``k``."""
+    rows = b.add(b.iota(dtype=_I32, shape=shape, dimension=0, sharding=None), k)
+    return b.ge(rows, b.iota(dtype=_I32, shape=shape, dimension=1, sharding=None))
+
+
+def _batched_mask(b, mask, shape):
+    """``lax.broadcast(mask, batch shape)``: nothing for a single matrix."""
+    if len(shape) == 2:
+        return mask
+    return b.broadcast_in_dim(mask, shape=tuple(shape), broadcast_dimensions=(len(shape) - 2, len(shape) - 1))
+
+
+def tril(b, m, k=0):
+    shape = aval(m).shape
+    mask = _batched_mask(b, _tri(b, shape[-2:], k), shape)
+    return b.select_n(mask, b.full_like(m, 0), m)
+
+
+def triu(b, m, k=0):
+    shape = aval(m).shape
+    mask = _batched_mask(b, _tri(b, shape[-2:], k - 1), shape)
+    return b.select_n(mask, m, b.full_like(m, 0))
+
+
+def _eye(b, dtype, shape):
+    """``lax._eye``: ones on the diagonal, by comparing iotas."""
+    rows = b.add(b.iota(dtype=_I32, shape=shape, dimension=0, sharding=None), 0)
+    same = b.eq(rows, b.iota(dtype=_I32, shape=shape, dimension=1, sharding=None))
+    return b.convert_element_type(same, new_dtype=np.dtype(dtype), weak_type=False)
+
+
+def _T(b, x):
+    nd = len(aval(x).shape)
+    return b.transpose(x, permutation=(*range(nd - 2), nd - 1, nd - 2))
+
+
+def matmul(b, x, y, preferred_element_type=None):
+    """``lax.dot`` of matrices or ``lax.batch_matmul`` of stacks of them."""
+    nd = len(aval(x).shape)
+    batch = tuple(range(nd - 2))
+    return b.dot_general(x, y, dimension_numbers=(((nd - 1,), (nd - 2,)), (batch, batch)), precision=None,
+                         preferred_element_type=preferred_element_type)
+
+
+def triangular_solve(b, a, rhs, **params):
+    return b.triangular_solve(a, rhs, **params)
+
+
+# --- cholesky ---------------------------------------------------------------------------------------------------
+
+def _cholesky_jvp(b, primals, tangents):
+    (x,), (sigma_dot,) = primals, tangents
+    (raw,) = b.primal()
+    low = tril(b, raw)
+    nd = len(aval(x).shape)
+    n = aval(x).shape[-1]
+    tmp = triangular_solve(b, low, sigma_dot, left_side=False, transpose_a=True, conjugate_a=_is_complex(x),
+                           lower=True, unit_diagonal=False)
+    solved = triangular_solve(b, low, tmp, left_side=True, transpose_a=False, conjugate_a=False, lower=True,
+                              unit_diagonal=False)
+    phi = tril(b, solved)
+    scale = b.add(1, _eye(b, aval(x).dtype, (n, n)))
+    scale = U.expand_dims(b, scale, tuple(range(nd - 2)))
+    return [low], [matmul(b, low, b.div(phi, scale))]
+
+
+# --- triangular_solve -------------------------------------------------------------------------------------------
+
+def _triangular_solve_jvp(b, primals, tangents, *, left_side, lower, transpose_a, conjugate_a, unit_diagonal):
+    a, rhs = primals
+    g_a, g_b = tangents
+    (ans,) = b.primal()
+    params = dict(left_side=left_side, lower=lower, transpose_a=transpose_a, conjugate_a=conjugate_a,
+                  unit_diagonal=unit_diagonal)
+    out = None
+    if g_a is not None:
+        m, n = aval(rhs).shape[-2:]
+        k = 1 if unit_diagonal else 0
+        g = tril(b, g_a, -k) if lower else triu(b, g_a, k)
+        g = b.neg(g)
+        g = _T(b, g) if transpose_a else g
+        g = b.conj(g, input_dtype=None) if conjugate_a else g
+
+        def a_inverse(x):
+            return triangular_solve(b, a, x, **params)
+        if left_side:
+            out = a_inverse(matmul(b, g, ans)) if m > n else matmul(b, a_inverse(g), ans)
+        else:
+            out = a_inverse(matmul(b, ans, g)) if m < n else matmul(b, ans, a_inverse(g))
+    if g_b is not None:
+        out = add_tangents(b, out, triangular_solve(b, a, g_b, **params))
+    return [ans], [out]
+
+
+def _triangular_solve_transpose(b, ct, a, rhs, *, left_side, lower, transpose_a, conjugate_a, unit_diagonal):
+    assert not is_undefined(a) and is_undefined(rhs)
+    return [None, triangular_solve(b, a, ct, left_side=left_side, lower=lower, transpose_a=not transpose_a,
+                                   conjugate_a=conjugate_a, unit_diagonal=unit_diagonal)]
+
+
+# --- lu ---------------------------------------------------------------------------------------------------------
+
+def _take_rows(b, x, permutation):
+    """``x[..., permutation, :]`` as JAX's indexing emits it: negative indices wrapped, then a gather."""
+    shape = aval(x).shape
+    nb, m = len(shape) - 2, shape[-2]
+    wrapped = b.select_n(b.lt(permutation, 0), permutation, b.add(permutation, m))
+    idx_shape = aval(permutation).shape + (1,)
+    idx = b.broadcast_in_dim(wrapped, shape=idx_shape, broadcast_dimensions=tuple(range(nb + 1)))
+    batch = tuple(range(nb))
+    dnums = GatherDimensionNumbers(offset_dims=(nb + 1,), collapsed_slice_dims=(nb,), start_index_map=(nb,),
+                                   operand_batching_dims=batch, start_indices_batching_dims=batch)
+    return b.gather(x, idx, dimension_numbers=dnums, slice_sizes=(1,) * (nb + 1) + (shape[-1],),
+                    indices_are_sorted=False, unique_indices=False, mode=GatherScatterMode.PROMISE_IN_BOUNDS,
+                    fill_value=None)
+
+
+def _slice_last2(b, x, rows, cols):
+    """``x[..., :rows, :cols]``: nothing when that is all of ``x``, as JAX's indexing."""
+    shape = aval(x).shape
+    if shape[-2:] == (rows, cols):
+        return x
+    nb = len(shape) - 2
+    return b.slice(x, start_indices=(0,) * len(shape), limit_indices=shape[:nb] + (rows, cols), strides=None)
+
+
+def _pad_last2(b, x, rows, cols):
+    nb = len(aval(x).shape) - 2
+    config = ((0, 0, 0),) * nb + (rows, cols)
+    return b.pad(x, b.literal(0, aval(x).dtype), padding_config=config)
+
+
+def _lu_jvp(b, primals, tangents):
+    (a,), (a_dot,) = primals, tangents
+    lu, pivots, permutation = b.primal()
+    shape = aval(a).shape
+    m, n = shape[-2:]
+    nb = len(shape) - 2
+    dtype = aval(a).dtype
+    k = min(m, n)
+    l = _pad_last2(b, tril(b, _slice_last2(b, lu, m, k), -1), (0, 0, 0), (0, m - k, 0))
+    l = b.add(l, _expand_batch(b, _eye(b, dtype, (m, m)), shape[:nb]))
+    u_eye = _pad_last2(b, _eye(b, dtype, (n - k, n - k)), (k, 0, 0), (k, 0, 0))
+    u = b.add(_pad_last2(b, triu(b, _slice_last2(b, lu, k, n)), (0, n - k, 0), (0, 0, 0)),
+              _expand_batch(b, u_eye, shape[:nb]))
+    la = triangular_solve(b, l, _take_rows(b, a_dot, permutation), left_side=True, transpose_a=False,
+                          conjugate_a=False, lower=True, unit_diagonal=True)
+    lau = triangular_solve(b, u, la, left_side=False, transpose_a=False, conjugate_a=False, lower=False,
+                           unit_diagonal=False)
+    l_dot = matmul(b, l, tril(b, lau, -1), preferred_element_type=dtype)
+    u_dot = matmul(b, triu(b, lau), u, preferred_element_type=dtype)
+    return [lu, pivots, permutation], [b.add(l_dot, u_dot), None, None]
+
+
+def _expand_batch(b, x, batch_shape):
+    """A matrix broadcast over the batch dimensions (JAX's vmap of its inner rule broadcasts it so)."""
+    if not batch_shape:
+        return x
+    full = tuple(batch_shape) + aval(x).shape
+    return b.broadcast_in_dim(x, shape=full, broadcast_dimensions=(len(batch_shape), len(batch_shape) + 1))
+
+
+JVP_RULES["cholesky"] = _cholesky_jvp
+JVP_RULES["triangular_solve"] = _triangular_solve_jvp
+JVP_RULES["lu"] = _lu_jvp
+TRANSPOSE_RULES["triangular_solve"] = _triangular_solve_transpose
+LINEAR_OPS.add("triangular_solve")

@@ -1,0 +1,38 @@
+"""Batching rules of ``cholesky``, ``lu`` and ``triangular_solve``, ports of JAX's: the primitives take leading
+batch dimensions, so ``expand_dims_batcher`` moves the batch axis to the front; ``_triangular_solve_batching_rule``
+folds a batch of right-hand sides into the columns (rows) of one when the matrix is shared."""
+from __future__ import annotations
+
+from .batch import BATCH_RULES
+from .builder import aval
+
+
+def _leading_batch(b, args, dims, **params):
+    """JAX's ``expand_dims_batcher``."""
+    size = next(aval(x).shape[d] for x, d in zip(args, dims) if d is not None)
+    outs = b.same(*[b.bdim_at_front(x, d, size) for x, d in zip(args, dims)], **params)
+    return outs, [0] * len(outs)
+
+
+def _triangular_solve_batch(b, args, dims, *, left_side, **params):
+    (a, y), (ba, by) = args, dims
+    if ba is not None:
+        return _leading_batch(b, args, dims, left_side=left_side, **params)
+    nd = len(aval(y).shape)
+    if left_side:
+        y = b.moveaxis(y, by, nd - 1)
+        shape = aval(y).shape
+        flat = b.reshape(y, new_sizes=shape[:-2] + (shape[-2] * shape[-1],), dimensions=None)
+        out_dim = nd - 1
+    else:
+        y = b.moveaxis(y, by, nd - 2)
+        shape = aval(y).shape
+        flat = b.reshape(y, new_sizes=shape[:-3] + (shape[-3] * shape[-2], shape[-1]), dimensions=None)
+        out_dim = nd - 2
+    out = b.triangular_solve(a, flat, left_side=left_side, **params)
+    return [b.reshape(out, new_sizes=shape, dimensions=None)], [out_dim]
+
+
+BATCH_RULES["cholesky"] = _leading_batch
+BATCH_RULES["lu"] = _leading_batch
+BATCH_RULES["triangular_solve"] = _triangular_solve_batch

@@ -1,0 +1,312 @@
+"""StableHLO lowerings of ``cholesky``, ``triangular_solve`` and ``lu`` as ``stablehlo.while`` loops.
+
+IREE 3.13 rejects ``stablehlo.cholesky`` and ``stablehlo.triangular_solve`` ("failed to legalize operation ...
+explicitly marked illegal"), and JAX's CPU lowerings are LAPACK custom calls, so each decomposition is a loop of
+ordinary ops over a stack of matrices (the batch dimensions flattened into one): one column (Cholesky, LU) or one
+row (substitution) per step, the other entries masked by iota comparisons so that every step has the same shapes.
+The algorithms are those of ``backends/numpy_linalg.py``, step for step. Half-precision operands are computed in
+float32.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from irax.ir.dialect import aval_of_type, tensor_type
+from irax.ir.mlir import ir
+from irax.ir.params import dense_attr
+from irax.ir.shapes import issubdtype
+
+from .to_stablehlo import _HALF, _attr, _compare_type, lowering
+
+_I32, _BOOL, _F32 = np.dtype(np.int32), np.dtype(np.bool_), np.dtype(np.float32)
+
+
+class _Emit:
+    """Emits StableHLO ops at one insertion point, result types inferred from the operands."""
+
+    def __init__(self, loc, ip):
+        self.loc, self.ip = loc, ip
+
+    def op(self, name, operands, shape, dtype, regions=0, **attrs):
+        return ir.Operation.create(name, results=[tensor_type(tuple(shape), np.dtype(dtype))], operands=list(operands),
+                                   attributes={k: _attr(v) for k, v in attrs.items()}, regions=regions, loc=self.loc,
+                                   ip=self.ip)
+
+    def const(self, value, dtype, shape=()):
+        t = tensor_type(tuple(shape), np.dtype(dtype))
+        return ir.Operation.create("stablehlo.constant", results=[t], attributes={
+            "value": dense_attr(np.full(shape, value, dtype), t)}, loc=self.loc, ip=self.ip).result
+
+    def bcast(self, x, shape, dims):
+        return self.op("stablehlo.broadcast_in_dim", [x], shape, _dtype(x), broadcast_dimensions=list(dims)).result
+
+    def same(self, name, *xs):
+        return self.op(name, xs, _shape(xs[0]), _dtype(xs[0])).result
+
+    def add(self, x, y):
+        return self.same("stablehlo.add", x, y)
+
+    def sub(self, x, y):
+        return self.same("stablehlo.subtract", x, y)
+
+    def mul(self, x, y):
+        return self.same("stablehlo.multiply", x, y)
+
+    def div(self, x, y):
+        return self.same("stablehlo.divide", x, y)
+
+    def select(self, pred, x, y):
+        return self.op("stablehlo.select", [pred, x, y], _shape(x), _dtype(x)).result
+
+    def cmp(self, x, y, direction):
+        return self.op("stablehlo.compare", [x, y], _shape(x), _BOOL,
+                       comparison_direction=f"#stablehlo<comparison_direction {direction}>",
+                       compare_type=f"#stablehlo<comparison_type {_compare_type(_dtype(x))}>").result
+
+    def iota(self, shape, dim):
+        return self.op("stablehlo.iota", [], shape, _I32, iota_dimension=int(dim)).result
+
+    def at(self, k, shape):
+        """The scalar ``k`` broadcast to ``shape``."""
+        return self.bcast(k, shape, ())
+
+    def reshape(self, x, shape):
+        return self.op("stablehlo.reshape", [x], shape, _dtype(x)).result
+
+    def barrier(self, *xs):
+        """The values a loop reads from above, through an ``optimization_barrier``: IREE 3.13 otherwise fuses
+        their producers into the loop body's slices, and a gather so fused with 1x1 slices fails to compile
+        ("'arith.subf' op requires the same type for all operands and results": vector<f32> against f32)."""
+        op = ir.Operation.create("stablehlo.optimization_barrier", results=[x.type for x in xs], operands=list(xs),
+                                 loc=self.loc, ip=self.ip)
+        return list(op.results)
+
+    def convert(self, x, dtype):
+        return x if _dtype(x) == dtype else self.op("stablehlo.convert", [x], _shape(x), dtype).result
+
+    def part(self, name, x):
+        """``stablehlo.real`` or ``stablehlo.imag`` of a complex ``x``."""
+        return self.op(f"stablehlo.{name}", [x], _shape(x), np.finfo(_dtype(x)).dtype).result
+
+    def conj(self, x):
+        if not issubdtype(_dtype(x), np.complexfloating):
+            return x
+        im = self.same("stablehlo.negate", self.part("imag", x))
+        return self.op("stablehlo.complex", [self.part("real", x), im], _shape(x), _dtype(x)).result
+
+    def transpose_last(self, x):
+        return self.op("stablehlo.transpose", [x], _shape(x)[:-2] + _shape(x)[:-3:-1], _dtype(x),
+                       permutation=[0, 2, 1]).result
+
+    def slice(self, x, starts, sizes):
+        """``stablehlo.dynamic_slice`` at the scalar i32 ``starts``; a None in ``sizes`` is a dimension of size 1
+        that the result drops."""
+        full = [1 if s is None else s for s in sizes]
+        window = self.op("stablehlo.dynamic_slice", [x] + list(starts), full, _dtype(x), slice_sizes=full).result
+        return self.reshape(window, [s for s in sizes if s is not None])
+
+    def update(self, x, window, starts):
+        return self.op("stablehlo.dynamic_update_slice", [x, window] + list(starts), _shape(x), _dtype(x)).result
+
+    def dot(self, lhs, rhs, contracting, out_shape):
+        """A ``dot_general`` batched over the leading dimension of both operands."""
+        lc, rc = contracting
+        attr = (f"#stablehlo.dot<lhs_batching_dimensions = [0], rhs_batching_dimensions = [0], "
+                f"lhs_contracting_dimensions = [{lc}], rhs_contracting_dimensions = [{rc}]>")
+        return self.op("stablehlo.dot_general", [lhs, rhs], out_shape, _dtype(lhs), dot_dimension_numbers=attr).result
+
+    def reduce(self, x, dim, body, init):
+        shape = [d for i, d in enumerate(_shape(x)) if i != dim]
+        dtype = _dtype(x)
+        op = self.op("stablehlo.reduce", [x, self.const(init, dtype)], shape, dtype, regions=1, dimensions=[dim])
+        scalar = tensor_type((), dtype)
+        with self.loc:
+            block = op.regions[0].blocks.append(scalar, scalar)
+        inner = _Emit(self.loc, ir.InsertionPoint(block))
+        r = inner.op(body, list(block.arguments), (), dtype).result
+        ir.Operation.create("stablehlo.return", results=[], operands=[r], loc=self.loc, ip=inner.ip)
+        return op.result
+
+    def fori(self, n, state, body):
+        """``body(emit, k, state) -> state`` for k in 0..n-1 (an i32 counter), as one ``stablehlo.while``."""
+        init = [self.const(0, _I32)] + list(state)
+        types = [v.type for v in init]
+        op = ir.Operation.create("stablehlo.while", results=types, operands=init, regions=2, loc=self.loc,
+                                 ip=self.ip)
+        with self.loc:
+            cond_block = op.regions[0].blocks.append(*types)
+            body_block = op.regions[1].blocks.append(*types)
+        cond = _Emit(self.loc, ir.InsertionPoint(cond_block))
+        more = cond.cmp(cond_block.arguments[0], cond.const(n, _I32), "LT")
+        ir.Operation.create("stablehlo.return", results=[], operands=[more], loc=self.loc, ip=cond.ip)
+        inner = _Emit(self.loc, ir.InsertionPoint(body_block))
+        k, *carry = body_block.arguments
+        outs = body(inner, k, carry)
+        next_k = inner.add(k, inner.const(1, _I32))
+        ir.Operation.create("stablehlo.return", results=[], operands=[next_k] + list(outs), loc=self.loc,
+                            ip=inner.ip)
+        return list(op.results)[1:]
+
+
+def _shape(x):
+    return aval_of_type(x.type).shape
+
+
+def _dtype(x):
+    return aval_of_type(x.type).dtype
+
+
+def _emitter(ctx):
+    return _Emit(ctx.loc, ctx.ip)
+
+
+def _as_stack(e, x):
+    """``x`` as a stack of matrices in its computing dtype (float32 for half precision)."""
+    shape = _shape(x)
+    dtype = _dtype(x)
+    x = e.convert(x, _F32) if dtype in _HALF else x
+    return e.reshape(x, (int(np.prod(shape[:-2], dtype=np.int64)),) + tuple(shape[-2:]))
+
+
+def _from_stack(e, x, aval):
+    return e.convert(e.reshape(x, aval.shape), aval.dtype)
+
+
+@lowering("cholesky")
+def _cholesky(ctx, x):
+    out = ctx.result_avals[0]
+    if out.size == 0:
+        return x
+    e = _emitter(ctx)
+    (a,) = e.barrier(_as_stack(e, x))
+    batch, n, _ = _shape(a)
+    dtype = _dtype(a)
+    real = np.finfo(dtype).dtype
+    zero_i = e.const(0, _I32)
+
+    def step(s, k, state):
+        low, ok = state
+        row = s.conj(s.slice(low, [zero_i, k, zero_i], [batch, None, n]))
+        v = s.sub(s.slice(a, [zero_i, zero_i, k], [batch, n, None]), s.dot(low, row, (2, 1), (batch, n)))
+        d = s.slice(v, [zero_i, k], [batch, None])
+        d = s.part("real", d) if real != dtype else d
+        positive = s.cmp(d, s.const(0, real, (batch,)), "GT")
+        root = s.convert(s.same("stablehlo.sqrt", s.select(positive, d, s.const(1, real, (batch,)))), dtype)
+        root = s.bcast(root, (batch, n), (0,))
+        rows, kk = s.iota((batch, n), 1), s.at(k, (batch, n))
+        col = s.select(s.cmp(rows, kk, "GT"), s.div(v, root),
+                       s.select(s.cmp(rows, kk, "EQ"), root, s.const(0, dtype, (batch, n))))
+        low = s.update(low, s.reshape(col, (batch, n, 1)), [zero_i, zero_i, k])
+        return [low, s.same("stablehlo.and", ok, positive)]
+
+    low, ok = e.fori(n, [e.const(0, dtype, (batch, n, n)), e.const(True, _BOOL, (batch,))], step)
+    shape3 = (batch, n, n)
+    tri = e.cmp(e.iota(shape3, 1), e.iota(shape3, 2), "GE")
+    result = e.select(e.bcast(ok, shape3, (0,)), e.select(tri, low, a), e.const(np.nan, dtype, shape3))
+    return _from_stack(e, result, out)
+
+
+def _canonical(e, a, b, *, left_side, lower, transpose_a, conjugate_a):
+    """As ``numpy_linalg.canonical_triangular_solve``: the left-side system, whether its matrix is lower
+    triangular, and how its solution maps back."""
+    if conjugate_a:
+        a = e.conj(a)
+    if transpose_a != (not left_side):
+        a = e.transpose_last(a)
+        lower = not lower
+    if not left_side:
+        b = e.transpose_last(b)
+    return a, b, lower, (lambda x: x if left_side else e.transpose_last(x))
+
+
+@lowering("triangular_solve")
+def _triangular_solve(ctx, a, b, *, left_side, lower, transpose_a, conjugate_a, unit_diagonal):
+    """Forward substitution for a lower triangular matrix, backward (rows from the last) for an upper one."""
+    out = ctx.result_avals[0]
+    if out.size == 0:
+        return ctx.constant(0, out.dtype, out.shape)
+    e = _emitter(ctx)
+    a, b = _as_stack(e, a), _as_stack(e, b)
+    conjugate = conjugate_a and issubdtype(_dtype(a), np.complexfloating)
+    tri, rhs, lower, unmap = _canonical(e, a, b, left_side=left_side, lower=lower, transpose_a=transpose_a,
+                                        conjugate_a=conjugate)
+    batch, n, m = _shape(rhs)
+    dtype = _dtype(rhs)
+    shape3 = (batch, n, n)
+    rows, cols = e.iota(shape3, 1), e.iota(shape3, 2)
+    zeros = e.const(0, dtype, shape3)
+    strict = e.select(e.cmp(rows, cols, "GT" if lower else "LT"), tri, zeros)
+    zero_i = e.const(0, _I32)
+
+    def step(s, k, state):
+        (x,) = state
+        r = k if lower else s.sub(s.const(n - 1, _I32), k)
+        acc = s.dot(s.slice(strict, [zero_i, r, zero_i], [batch, 1, n]), x, (2, 1), (batch, 1, m))
+        row = s.sub(s.slice(rhs, [zero_i, r, zero_i], [batch, 1, m]), acc)
+        if not unit_diagonal:
+            # sliced per step: a diagonal reduced from tri up front makes IREE 3.13 fail ("'stream.async.dispatch'
+            # op: streamable op expected to be in an execution region") on two LU solves of one shape in a module
+            pivot = s.slice(tri, [zero_i, r, r], [batch, 1, 1])
+            row = s.div(row, s.bcast(pivot, (batch, 1, m), (0, 1, 2)))
+        return [s.update(x, row, [zero_i, r, zero_i])]
+
+    tri, strict, rhs = e.barrier(tri, strict, rhs)
+    (x,) = e.fori(n, [e.const(0, dtype, (batch, n, m))], step)
+    return _from_stack(e, unmap(x), out)
+
+
+@lowering("lu")
+def _lu(ctx, x):
+    out, pivots_aval, perm_aval = ctx.result_avals
+    e = _emitter(ctx)
+    m, n = out.shape[-2:]
+    if out.size == 0:
+        perm = e.iota(perm_aval.shape, perm_aval.ndim - 1)
+        return [x, e.const(0, _I32, pivots_aval.shape), perm]
+    a = _as_stack(e, x)
+    batch = _shape(a)[0]
+    dtype = _dtype(a)
+    real = np.finfo(dtype).dtype
+    k_max = min(m, n)
+    shape3, zero_i = (batch, m, n), e.const(0, _I32)
+
+    def magnitude(s, col):
+        if real == dtype:
+            return s.same("stablehlo.abs", col)
+        return s.add(s.same("stablehlo.abs", s.part("real", col)), s.same("stablehlo.abs", s.part("imag", col)))
+
+    def step(s, k, state):
+        pivots, perm, a = state
+        rows, rows3, cols3 = s.iota((batch, m), 1), s.iota(shape3, 1), s.iota(shape3, 2)
+        kk, kk3 = s.at(k, (batch, m)), s.at(k, shape3)
+        mag = magnitude(s, s.slice(a, [zero_i, zero_i, k], [batch, m, None]))
+        mag = s.select(s.cmp(rows, kk, "GE"), mag, s.const(-np.inf, real, (batch, m)))
+        top = s.bcast(s.reduce(mag, 1, "stablehlo.maximum", -np.inf), (batch, m), (0,))
+        hit = s.same("stablehlo.or", s.cmp(mag, top, "EQ"), s.cmp(mag, mag, "NE"))
+        i = s.reduce(s.select(hit, rows, s.const(m - 1, _I32, (batch, m))), 1, "stablehlo.minimum", m - 1)
+        pivots = s.select(s.cmp(s.iota((batch, k_max), 1), s.at(k, (batch, k_max)), "EQ"),
+                          s.bcast(i, (batch, k_max), (0,)), pivots)
+        ii, ii3 = s.bcast(i, (batch, m), (0,)), s.bcast(i, shape3, (0,))
+        is_k, is_i, is_k3, is_i3 = s.cmp(rows, kk, "EQ"), s.cmp(rows, ii, "EQ"), s.cmp(rows3, kk3, "EQ"), \
+            s.cmp(rows3, ii3, "EQ")
+        row_k = s.slice(a, [zero_i, k, zero_i], [batch, None, n])
+        row_i = s.reduce(s.select(is_i3, a, s.const(0, dtype, shape3)), 1, "stablehlo.add", 0)
+        a = s.select(is_k3, s.bcast(row_i, shape3, (0, 2)), s.select(is_i3, s.bcast(row_k, shape3, (0, 2)), a))
+        perm_k = s.bcast(s.slice(perm, [zero_i, k], [batch, None]), (batch, m), (0,))
+        perm_i = s.bcast(s.reduce(s.select(is_i, perm, s.const(0, _I32, (batch, m))), 1, "stablehlo.add", 0),
+                         (batch, m), (0,))
+        perm = s.select(is_k, perm_i, s.select(is_i, perm_k, perm))
+        pivot = s.bcast(s.slice(row_i, [zero_i, k], [batch, None]), (batch, m), (0,))
+        col = s.slice(a, [zero_i, zero_i, k], [batch, m, None])
+        divide = s.same("stablehlo.and", s.cmp(rows, kk, "GT"),
+                        s.cmp(pivot, s.const(0, dtype, (batch, m)), "NE"))
+        col = s.select(divide, s.div(col, pivot), col)
+        a = s.update(a, s.reshape(col, (batch, m, 1)), [zero_i, zero_i, k])
+        outer = s.mul(s.bcast(col, shape3, (0, 1)), s.bcast(row_i, shape3, (0, 2)))
+        trailing = s.same("stablehlo.and", s.cmp(rows3, kk3, "GT"), s.cmp(cols3, kk3, "GT"))
+        a = s.sub(a, s.select(trailing, outer, s.const(0, dtype, shape3)))
+        return [pivots, perm, a]
+
+    init = [e.const(0, _I32, (batch, k_max)), e.iota((batch, m), 1), a]
+    pivots, perm, a = e.fori(k_max, init, step)
+    return [_from_stack(e, a, out), e.reshape(pivots, pivots_aval.shape), e.reshape(perm, perm_aval.shape)]
