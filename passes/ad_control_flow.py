@@ -19,6 +19,8 @@ way whose carry accumulates the cotangents of its linear constants.
 """
 from __future__ import annotations
 
+import collections
+
 from irax.ir import control_flow as CF
 from irax.ir.dialect import aval_of_type, decode_params
 from irax.ir.jaxpr_view import num_consts
@@ -144,17 +146,16 @@ def _cond_jvp(b, primals, tangents, *, branches):
 def _merge_residuals(branch_residual_types):
     """One list of residual slots for all branches, equal types sharing slots (JAX's ``_merge_branch_residuals``);
     returns it and each branch's slot for each of its residuals."""
-    slots, per_branch = [], []
+    slots, per_branch = {}, []  # (type, its k-th use in a branch) -> slot
     for types in branch_residual_types:
-        seen, indices = {}, []
+        seen = collections.Counter()
+        indices = []
         for t in types:
-            key = (str(t), seen.setdefault(str(t), 0))
+            key = (str(t), seen[str(t)])
             seen[str(t)] += 1
-            if key not in [k for k, _ in slots]:
-                slots.append((key, t))
-            indices.append([k for k, _ in slots].index(key))
+            indices.append(slots.setdefault(key, (len(slots), t))[0])
         per_branch.append(indices)
-    return [t for _, t in slots], per_branch
+    return [t for _, t in slots.values()], per_branch
 
 
 def _split_cond(module, op, known, primal_ip, done, unknown):

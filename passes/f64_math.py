@@ -129,7 +129,7 @@ class _V:
     def __invert__(self): return self.em.op("stablehlo.not", [self], self.dtype)
 
     def _compare(self, other, direction):
-        kind = {F64: "FLOAT", BOOL: "UNSIGNED"}.get(self.dtype, "SIGNED")
+        kind = "FLOAT" if self.dtype.kind == "f" else "UNSIGNED" if self.dtype == BOOL else "SIGNED"
         return self.em.op("stablehlo.compare", [self, self.lift(other)], BOOL,
                           comparison_direction=f"#stablehlo<comparison_direction {direction}>",
                           compare_type=f"#stablehlo<comparison_type {kind}>")

@@ -42,7 +42,7 @@ class _Emitter:
             _EMITTERS.pop()
 
     def create(self, name, operands, result_types, attributes=None, regions=0):
-        return ir.Operation.create(name, results=list(result_types), operands=[_raw(o) for o in operands],
+        return ir.Operation.create(name, results=list(result_types), operands=[f64_math._value(o) for o in operands],
                                    attributes=attributes or {}, regions=regions, loc=self.loc, ip=self.ip)
 
     def op(self, name, operands, dtype, **attributes):
@@ -62,50 +62,19 @@ def _em():
     return _EMITTERS[-1]
 
 
-def _raw(v):
-    return v.value if isinstance(v, _Val) else v
+class _Val(f64_math._V):
+    """A tensor of the lowering's shape whose operators emit StableHLO in the active region: the one being filled
+    when the operator runs, so that a value captured from an outer region is used where it is needed."""
 
-
-class _Val:
-    """A tensor of the lowering's shape whose operators emit StableHLO in the active region."""
-
-    __slots__ = ("value", "dtype")
+    __slots__ = ()
     __array_ufunc__ = None  # NumPy scalars on the left defer to the reflected operators
+    em = property(lambda self: _em())
 
     def __init__(self, value, dtype):
         self.value, self.dtype = value, np.dtype(dtype)
 
-    def lift(self, other):
-        return other if isinstance(other, _Val) else _em().const(other, self.dtype)
-
-    def _binary(self, name, other, reverse=False):
-        a, b = (self.lift(other), self) if reverse else (self, self.lift(other))
-        return _em().op(name, [a, b], self.dtype)
-
-    def __add__(self, o): return self._binary("stablehlo.add", o)
-    def __radd__(self, o): return self._binary("stablehlo.add", o, True)
-    def __sub__(self, o): return self._binary("stablehlo.subtract", o)
-    def __rsub__(self, o): return self._binary("stablehlo.subtract", o, True)
-    def __mul__(self, o): return self._binary("stablehlo.multiply", o)
-    def __rmul__(self, o): return self._binary("stablehlo.multiply", o, True)
-    def __truediv__(self, o): return self._binary("stablehlo.divide", o)
-    def __rtruediv__(self, o): return self._binary("stablehlo.divide", o, True)
-    def __and__(self, o): return self._binary("stablehlo.and", o)
-    def __or__(self, o): return self._binary("stablehlo.or", o)
-    def __neg__(self): return _em().op("stablehlo.negate", [self], self.dtype)
-    def __invert__(self): return _em().op("stablehlo.not", [self], self.dtype)
-
-    def _compare(self, other, direction):
-        return _em().op("stablehlo.compare", [self, self.lift(other)], _BOOL,
-                        comparison_direction=f"#stablehlo<comparison_direction {direction}>",
-                        compare_type="#stablehlo<comparison_type FLOAT>")
-
-    def __lt__(self, o): return self._compare(o, "LT")
-    def __le__(self, o): return self._compare(o, "LE")
-    def __gt__(self, o): return self._compare(o, "GT")
-    def __ge__(self, o): return self._compare(o, "GE")
-    def __eq__(self, o): return self._compare(o, "EQ")  # noqa: E301
-    def __ne__(self, o): return self._compare(o, "NE")
+    __eq__ = f64_math._V.eq
+    __ne__ = f64_math._V.ne
     __hash__ = None
 
 
