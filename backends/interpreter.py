@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from irax.ir import control_flow as CF
+from irax.ir import solves as SV
 from irax.ir.dialect import aval_of_type, decode_params
 from irax.ir.jaxpr_view import body_ops, num_consts
 from irax.ir.mlir import ir
@@ -92,4 +93,10 @@ def _scan(functions, operands, avals, *, jaxpr, length, reverse, num_consts, num
     return carry + ys
 
 
-CONTROL_FLOW = {"cond": _cond, "while": _while, "scan": _scan}
+def _linear_solve(functions, operands, avals, *, const_lengths, jaxprs):
+    """Runs the solve body: the other bodies serve only its derivatives."""
+    consts, b = SV.split_operands(operands, const_lengths)
+    return _run(functions, SV.as_tuple(jaxprs)[2], b + consts[2])
+
+
+CONTROL_FLOW = {"cond": _cond, "while": _while, "scan": _scan, "custom_linear_solve": _linear_solve}

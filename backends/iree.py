@@ -6,25 +6,23 @@ IREE's diagnostic text for the error message.
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
-import os
 import re
-import tempfile
+import sys
+import threading
+import time
 
 from irax.ir.errors import CompileError
 
+from . import compile_cache
+from .targets import Target
 
-@functools.lru_cache(maxsize=None)
+
 def host_cpu_flags() -> tuple[str, ...]:
-    """llvm-cpu for this CPU. f64 is kept (IREE demotes it to f32 by default); multi-use fusion
-    is off because, with IREE's constant hoisting, it wired a dispatch to another's result in a
-    complex128 program (a silent wrong answer); it costs the bench little either way."""
-    return ("--iree-hal-target-device=local", "--iree-hal-local-target-device-backends=llvm-cpu",
-            "--iree-llvmcpu-target-cpu=host", "--iree-opt-data-tiling",
-            "--iree-opt-const-expr-hoisting=false", "--iree-input-type=stablehlo",
-            "--iree-llvmcpu-reassociate-fp-reductions=true", "--iree-input-demote-f64-to-f32=false",
-            "--iree-dispatch-creation-fuse-multi-use=false")
+    """llvm-cpu for this CPU."""
+    return Target().flags()
 
 
 @functools.lru_cache(maxsize=None)
@@ -50,8 +48,8 @@ _COMPLEX_DOT = re.compile(r"stablehlo\.dot_general[^\n]*complex<")
 _BATCHED_DOT = re.compile(r"stablehlo\.dot_general[^\n]*batching_dims")
 
 
-def compile_stablehlo(text: str, flags=None) -> bytes:
-    """Compiles StableHLO text to a ``.vmfb``, memoised in memory and on disk."""
+def compile_stablehlo(text: str, flags=None, *, name: str = "main") -> bytes:
+    """Compiles StableHLO text to a ``.vmfb``, memoised in memory and on disk (``compile_cache``)."""
     flags = tuple(flags or host_cpu_flags())
     if _COMPLEX_DOT.search(text):
         # Data tiling makes llvm-cpu fail on complex matmuls ("requires valid padding vector elemental type").
@@ -66,12 +64,51 @@ def compile_stablehlo(text: str, flags=None) -> bytes:
     key = hashlib.sha256("\0".join((text, *flags, _versions())).encode()).hexdigest()
     vmfb = _memory_cache.get(key)
     if vmfb is None:
-        vmfb = _disk_get(key)
+        start = time.perf_counter()
+        vmfb = compile_cache.get(key)
+        source = "cache hit" if vmfb is not None else "cache miss"
         if vmfb is None:
-            vmfb = _compile(text, flags)
-            _disk_put(key, vmfb)
+            with _slow_compile_notice(name, text):
+                vmfb = _compile(text, flags)
+            compile_cache.put(key, vmfb)
+        _log(name, text, time.perf_counter() - start, source)
         _memory_cache[key] = vmfb
     return vmfb
+
+
+_CALL_SITE = re.compile(r'loc\("([^"]+)":(\d+):\d+\)')
+_SLOW_COMPILE_S = 2.0
+
+
+def _where(text) -> str:
+    """The user's source line the module was traced from: the first location in it (its arguments')."""
+    match = _CALL_SITE.search(text)
+    return f"{match.group(1)}:{match.group(2)}" if match else "<unknown>"
+
+
+def _log(name, text, seconds, source):
+    from irax.config import config
+    if config.irax_log_compiles:
+        print(f"irax: compile of {name} at {_where(text)}: {seconds:.2f}s ({source})", file=sys.stderr,
+              flush=True)
+
+
+@contextlib.contextmanager
+def _slow_compile_notice(name, text):
+    """With compile logging on, a compile that runs past 2 s says so while it runs."""
+    from irax.config import config
+    if not config.irax_log_compiles:
+        yield
+        return
+    timer = threading.Timer(_SLOW_COMPILE_S, lambda: print(
+        f"irax: compiling {name} at {_where(text)} is taking over {_SLOW_COMPILE_S:.0f}s...",
+        file=sys.stderr, flush=True))
+    timer.daemon = True
+    timer.start()
+    try:
+        yield
+    finally:
+        timer.cancel()
 
 
 def _compile(text: str, flags) -> bytes:
@@ -98,40 +135,3 @@ def _diagnostics(text: str, flags) -> str:
     except tools.CompilerToolError as e:
         return str(e)
     return "(no diagnostic: the standalone compiler accepted the same module)"
-
-
-def cache_dir():
-    from irax.config import config
-    return config.irax_cache_dir
-
-
-def _disk_path(key):
-    root = cache_dir()
-    return None if not root else os.path.join(root, key[:2], key + ".vmfb")
-
-
-def _disk_get(key):
-    path = _disk_path(key)
-    if path is None or not os.path.exists(path):
-        return None
-    with open(path, "rb") as f:
-        data = f.read()
-    digest, body = data[:32], data[32:]
-    if hashlib.sha256(body).digest() != digest:
-        os.unlink(path)
-        return None
-    return body
-
-
-def _disk_put(key, vmfb):
-    path = _disk_path(key)
-    if path is None:
-        return
-    try:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path))
-        with os.fdopen(fd, "wb") as f:
-            f.write(hashlib.sha256(vmfb).digest() + vmfb)
-        os.replace(tmp, path)
-    except OSError:
-        pass

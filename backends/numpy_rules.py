@@ -57,6 +57,7 @@ for _name, _fn in {
 }.items():
     elementwise(_name, _fn)
 RULES["polygamma"] = lambda m, x: special.polygamma(_widen(m), _widen(x))
+RULES["conj"] = lambda x, input_dtype=None: np.conj(x)  # a module's conj carries its (unstored) param
 
 
 @rule("complex")
@@ -465,5 +466,8 @@ def _exactly(value, aval):
 from . import numpy_gather_scatter  # noqa: E402,F401  (fills RULES with gather and the scatters)
 from . import numpy_convolution  # noqa: E402,F401  (fills RULES with the convolution and windowed reductions)
 from . import numpy_sort  # noqa: E402,F401  (fills RULES with sort and top_k)
+from . import numpy_extras  # noqa: E402,F401  (fills RULES with tile and optimization_barrier)
+from . import numpy_fft  # noqa: E402,F401  (fills RULES with fft)
 from . import numpy_linalg  # noqa: E402,F401  (fills RULES with cholesky, triangular_solve and lu)
+from . import numpy_decompositions  # noqa: E402,F401  (fills RULES with eigh, svd and qr)
 from . import numpy_special  # noqa: E402,F401  (fills RULES with igamma, betainc, the Bessel functions, zeta, ...)

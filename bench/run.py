@@ -77,6 +77,15 @@ def _workloads(jax, jnp, rng):
             return x - step, jnp.abs(step)
         return jax.lax.while_loop(lambda s: s[1] > 1e-6, body, (a, jnp.float32(1.0)))[0]
 
+    def convnet(params, images):
+        """Two 3x3 conv+relu layers, 2x2 max pooling, a dense layer: the mean logit (a scalar to differentiate)."""
+        (k1, k2), w = params
+        dims = ("NHWC", "HWIO", "NHWC")
+        x = jax.nn.relu(jax.lax.conv_general_dilated(images, k1, (1, 1), "SAME", dimension_numbers=dims))
+        x = jax.nn.relu(jax.lax.conv_general_dilated(x, k2, (1, 1), "SAME", dimension_numbers=dims))
+        x = jax.lax.reduce_window(x, -jnp.inf, jax.lax.max, (1, 2, 2, 1), (1, 2, 2, 1), "VALID")
+        return jnp.mean(x.reshape(x.shape[0], -1) @ w)
+
     sizes = [784, 512, 512, 10]
     params = [(rng.standard_normal((m, n), np.float32) / np.sqrt(m), np.zeros(n, np.float32))
               for m, n in zip(sizes[:-1], sizes[1:])]
@@ -84,6 +93,11 @@ def _workloads(jax, jnp, rng):
              for m, n in zip([64, 32], [32, 10])]
     rnn_params = (rng.standard_normal((256, 256), np.float32) / 16, rng.standard_normal((32, 256), np.float32) / 6)
     rnn_xs = rng.standard_normal((100, 64, 32), np.float32)
+    kernels = (rng.standard_normal((3, 3, 1, 16), np.float32) / 3,
+               rng.standard_normal((3, 3, 16, 32), np.float32) / 12)
+    conv_params = (kernels, rng.standard_normal((14 * 14 * 32, 10), np.float32) / 80)
+    images = rng.standard_normal((32, 28, 28, 1), np.float32)
+    spd = rng.standard_normal((256, 256), np.float32) + 16 * np.eye(256, dtype=np.float32)
     return {
         "x+1 f32[4] (dispatch)": (jax.jit(lambda x: x + 1), (np.ones(4, np.float32),), True),
         "elementwise chain 1M": (jax.jit(lambda x: jnp.sqrt(jnp.tanh(jnp.exp(jnp.cos(jnp.sin(x)))))),
@@ -108,6 +122,12 @@ def _workloads(jax, jnp, rng):
         "RNN scan 100 steps h256 b64": (jax.jit(rnn), (rnn_params, rnn_xs), True),
         "RNN scan 100 steps grad": (jax.jit(jax.grad(rnn)), (rnn_params, rnn_xs), True),
         "Newton while_loop (cbrt)": (jax.jit(newton), (np.float32(12345.0),), True),
+        "convnet 2x conv3x3+pool+dense b32": (jax.jit(convnet), (conv_params, images), True),
+        "convnet grad": (jax.jit(jax.grad(convnet)), (conv_params, images), True),
+        "random.normal 1M": (jax.jit(lambda key: jax.random.normal(key, (1 << 20,))), (jax.random.PRNGKey(0),),
+                             True),
+        "linalg.solve 256x256": (jax.jit(jnp.linalg.solve), (spd, rng.standard_normal((256,), np.float32)), True),
+        "fft.rfft 2^16": (jax.jit(jnp.fft.rfft), (rng.standard_normal(1 << 16, np.float32),), True),
     }
 
 
@@ -149,6 +169,74 @@ def _autodiff_passes(n_eqns=2000):
           f"{t2 - t1:.3f}s, transpose {t3 - t2:.3f}s); JAX make_jaxpr(grad) {jax_s:.3f}s", flush=True)
     return {"workload": "autodiff passes", "equations": len(closed.eqns), "jvp_s": t1 - t0, "linearize_s": t2 - t1,
             "transpose_s": t3 - t2, "total_s": t3 - t0, "jax_make_jaxpr_grad_s": jax_s}
+
+
+_FIRST_CALL = """
+import sys, time
+start = time.perf_counter()
+import numpy as np
+lib = __import__(sys.argv[1])
+jnp = __import__(sys.argv[1] + ".numpy", fromlist=["numpy"])
+sys.path.insert(0, sys.argv[2])
+import run
+fn, args, _ = run._workloads(lib, jnp, np.random.default_rng(0))[sys.argv[3]]
+imported = time.perf_counter()
+lib.block_until_ready(fn(*args))
+print(imported - start, time.perf_counter() - imported)
+"""
+
+_LOAD_ARTIFACT = """
+import sys, time
+start = time.perf_counter()
+import numpy as np
+import irax.runtime
+loaded = irax.runtime.load(sys.argv[1])
+import pickle
+with open(sys.argv[2], "rb") as f:
+    args = pickle.load(f)
+ready = time.perf_counter()
+loaded(*args)
+print(ready - start, time.perf_counter() - ready)
+"""
+
+
+def _startup(name="MLP train step 784-512-512-10 b256"):
+    """First-call seconds of ``name`` in fresh processes: irax with an empty persistent cache (cold), irax again
+    on the now-filled cache (warm), JAX (cold: its cache is off by default), and the exported artifact loaded by
+    the runtime alone."""
+    import os
+    import pickle
+    import subprocess
+    import sys
+    import tempfile
+    bench = os.path.dirname(os.path.abspath(__file__))
+
+    def run(code, *argv, env=None):
+        out = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True, check=True,
+                             env=dict(os.environ, **(env or {})), timeout=600).stdout.split()
+        return float(out[0]), float(out[1])
+    with tempfile.TemporaryDirectory() as tmp:
+        env = {"IRAX_CACHE_DIR": os.path.join(tmp, "cache")}
+        cold = run(_FIRST_CALL, "irax", bench, name, env=env)
+        warm = run(_FIRST_CALL, "irax", bench, name, env=env)
+        jax_cold = run(_FIRST_CALL, "jax", bench, name)
+        import irax
+        import irax.numpy as ijnp
+        from irax import export
+        fn, args, _ = _workloads(irax, ijnp, np.random.default_rng(0))[name]
+        path = os.path.join(tmp, "step.vmfb")
+        export.export(fn)(*args).save(path)
+        with open(os.path.join(tmp, "args.pkl"), "wb") as f:
+            pickle.dump(args, f)
+        artifact = run(_LOAD_ARTIFACT, path, os.path.join(tmp, "args.pkl"))
+    row = {"workload": f"first call: {name}", "irax_cold_s": cold[1], "irax_warm_s": warm[1],
+           "jax_cold_s": jax_cold[1], "warm_over_jax_cold": warm[1] / jax_cold[1], "irax_import_s": cold[0],
+           "jax_import_s": jax_cold[0], "artifact_load_s": artifact[0], "artifact_first_call_s": artifact[1]}
+    print(f"first call of {name} in a fresh process: irax cold {cold[1]:.2f}s, warm (persistent cache) "
+          f"{warm[1]:.3f}s, JAX cold {jax_cold[1]:.2f}s; warm/JAX cold {row['warm_over_jax_cold']:.2f}; "
+          f"imports irax {cold[0]:.2f}s JAX {jax_cold[0]:.2f}s; artifact load {artifact[0]:.3f}s + first call "
+          f"{artifact[1]:.3f}s", flush=True)
+    return row
 
 
 def _put(lib, args):
@@ -193,6 +281,8 @@ def main(argv=None):
         print(_format(row), flush=True)
     if not args.only or any(s in "autodiff passes" for s in args.only):
         rows.append(_autodiff_passes())
+    if not args.only or any(s in "first call" for s in args.only):
+        rows.append(_startup())
     with open(args.json, "w") as f:
         json.dump(rows, f, indent=2)
     print(f"wrote {args.json}")

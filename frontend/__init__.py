@@ -2,29 +2,52 @@
 
 ``import irax as jax`` gives ``jit``, ``make_jaxpr``, ``eval_shape``, ``numpy``,
 ``lax``, ``nn``, ``tree_util``, ``dtypes`` and ``errors`` with JAX's behaviour.
-Importing irax loads neither the MLIR bindings nor the compiler: eager calls run
-on NumPy, and the compiler is imported the first time something is traced.
+Importing irax loads nothing but this file: each name's module is imported on first use, the MLIR
+bindings and the compiler the first time something is traced.
 """
 from __future__ import annotations
 
-from . import dtypes, errors, tree_util
-from . import ad_checkpoint
-from .ad_checkpoint import checkpoint, checkpoint_policies, remat
-from .ad import closure_convert, grad, hessian, jacfwd, jacobian, jacrev, jvp, linearize, value_and_grad, vjp
-from .api import ShapeDtypeStruct, eval_shape, jit, make_jaxpr
-from .array import Array
-from .batching import vmap
-from .config import config
-from .custom_derivatives import custom_jvp, custom_vjp
-from .core import Tracer
-from .device import default_backend, device_get, device_put, devices, local_devices
-from . import lax, nn, numpy, random, test_util
-from . import scipy
+import importlib
+
+from .config import config  # eager: importing the submodule later would bind its name to the module
+
+# Every public name and the module that defines it, imported on first use (PEP 562): ``import irax.runtime``
+# must not load the tracing frontend, so that a saved artifact runs where only the runtime is installed.
+_SUBMODULES = ("ad_checkpoint", "dtypes", "errors", "export", "lax", "nn", "numpy", "random", "scipy", "test_util",
+               "tree_util")
+_DEFINED_IN = {
+    "ad_checkpoint": ("checkpoint", "checkpoint_policies", "remat"),
+    "ad": ("closure_convert", "grad", "hessian", "jacfwd", "jacobian", "jacrev", "jvp", "linearize",
+           "value_and_grad", "vjp"),
+    "api": ("ShapeDtypeStruct", "eval_shape", "jit", "make_jaxpr"),
+    "array": ("Array",),
+    "batching": ("vmap",),
+    "custom_derivatives": ("custom_jvp", "custom_vjp"),
+    "core": ("Tracer",),
+    "device": ("block_until_ready", "default_backend", "device_get", "device_put", "devices", "local_devices"),
+}
+_MODULE_OF = {name: module for module, names in _DEFINED_IN.items() for name in names}
+
+
+def __getattr__(name):
+    if name in _SUBMODULES:
+        value = importlib.import_module(f"{__name__}.{name}")
+    elif name in _MODULE_OF:
+        value = getattr(importlib.import_module(f"{__name__}.{_MODULE_OF[name]}"), name)
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_SUBMODULES) | set(_MODULE_OF))
+
 
 __version__ = "0.1.0"
 
-__all__ = ["Array", "ShapeDtypeStruct", "Tracer", "ad_checkpoint", "checkpoint", "checkpoint_policies",
-           "closure_convert", "config", "custom_jvp", "custom_vjp", "default_backend", "device_get", "device_put",
-           "devices", "dtypes", "errors", "eval_shape", "grad", "hessian", "jacfwd", "jacobian", "jacrev", "jit",
-           "jvp", "lax", "linearize", "local_devices", "make_jaxpr", "nn", "numpy", "random", "remat", "scipy",
-           "test_util", "tree_util", "value_and_grad", "vjp", "vmap"]
+__all__ = ["Array", "ShapeDtypeStruct", "Tracer", "ad_checkpoint", "block_until_ready", "checkpoint",
+           "checkpoint_policies", "closure_convert", "config", "custom_jvp", "custom_vjp", "default_backend",
+           "device_get", "device_put", "devices", "dtypes", "errors", "eval_shape", "grad", "hessian", "jacfwd",
+           "jacobian", "jacrev", "jit", "jvp", "lax", "linearize", "local_devices", "make_jaxpr", "nn", "numpy",
+           "random", "remat", "scipy", "test_util", "tree_util", "value_and_grad", "vjp", "vmap"]

@@ -1,6 +1,5 @@
 """``irax.nn.initializers``, ported from ``jax/_src/nn/initializers.py``: the same random draws as JAX's (irax.random
-gives jax.random's bits), so a model initialized under irax starts from JAX's weights. ``orthogonal`` and
-``delta_orthogonal`` need a QR decomposition, which irax does not have."""
+gives jax.random's bits), so a model initialized under irax starts from JAX's weights."""
 from __future__ import annotations
 
 import math
@@ -12,9 +11,9 @@ import numpy as np
 from irax import dtypes, random
 from irax import numpy as jnp
 
-__all__ = ["constant", "glorot_normal", "glorot_uniform", "he_normal", "he_uniform", "kaiming_normal",
-           "kaiming_uniform", "lecun_normal", "lecun_uniform", "normal", "ones", "truncated_normal", "uniform",
-           "variance_scaling", "xavier_normal", "xavier_uniform", "zeros"]
+__all__ = ["constant", "delta_orthogonal", "glorot_normal", "glorot_uniform", "he_normal", "he_uniform",
+           "kaiming_normal", "kaiming_uniform", "lecun_normal", "lecun_uniform", "normal", "ones", "orthogonal",
+           "truncated_normal", "uniform", "variance_scaling", "xavier_normal", "xavier_uniform", "zeros"]
 
 
 def _float_dtype(dtype):
@@ -150,3 +149,38 @@ for _name in ("glorot_uniform", "glorot_normal", "lecun_uniform", "lecun_normal"
     globals()[_name].__name__ = globals()[_name].__qualname__ = _name
 xavier_uniform, xavier_normal = glorot_uniform, glorot_normal
 kaiming_uniform, kaiming_normal = he_uniform, he_normal
+
+
+def orthogonal(scale=1.0, column_axis=-1, dtype=None):
+    """An initializer of matrices (reshaped around ``column_axis``) with orthonormal rows or columns, from
+    ``random.orthogonal``."""
+    def init(key, shape, dtype=dtype, out_sharding=None):
+        if out_sharding is not None:
+            raise NotImplementedError
+        dtype = _float_dtype(dtype)
+        if len(shape) < 2:
+            raise ValueError("orthogonal initializer requires at least a 2D shape")
+        if any(dim == 0 for dim in shape):
+            return jnp.zeros(shape, dtype=dtype)
+        n_rows, n_cols = math.prod(shape) // shape[column_axis], shape[column_axis]
+        q = random.orthogonal(key, n_rows, (), dtype, n_cols)
+        q = jnp.reshape(q, tuple(np.delete(shape, column_axis)) + (shape[column_axis],))
+        q = jnp.moveaxis(q, -1, column_axis)
+        return jnp.array(scale, dtype) * q
+    return init
+
+
+def delta_orthogonal(scale=1.0, column_axis=-1, dtype=None):
+    """An initializer of 3-5D convolution kernels: an orthogonal matrix at the spatial centre, zeros elsewhere."""
+    def init(key, shape, dtype=dtype, out_sharding=None):
+        if out_sharding is not None:
+            raise NotImplementedError
+        if len(shape) not in [3, 4, 5]:
+            raise ValueError("Delta orthogonal initializer requires a 3D, 4D or 5D shape.")
+        if shape[-1] < shape[-2]:
+            raise ValueError("`fan_in` must be less or equal than `fan_out`. ")
+        ortho_matrix = orthogonal(scale=scale, column_axis=column_axis, dtype=dtype)(key, shape[-2:])
+        w = jnp.zeros(shape, dtype=_float_dtype(dtype))
+        centre = tuple((k - 1) // 2 for k in shape[:-2])
+        return w.at[centre + (Ellipsis,)].set(ortho_matrix)
+    return init

@@ -268,6 +268,27 @@ def eval_shape(fun, *args, **kwargs):
 _callee_names = itertools.count()
 
 
+_SCALAR_TYPES = (int, float, bool, complex)
+
+
+def _flat_key(args):
+    """The dispatch fast path's key: the signature of each positional argument that is one array or scalar
+    (``None`` when one is not). NumPy arguments take it too: flattening and hashing a pytree key costs twice the
+    whole IREE call of a small function."""
+    key = [config.jax_enable_x64]
+    for a in args:
+        sig = getattr(a, "_sig", None)
+        if sig is None:
+            if isinstance(a, (np.ndarray, np.generic)):
+                sig = (a.shape, a.dtype)
+            elif type(a) in _SCALAR_TYPES:
+                sig = type(a)
+            else:
+                return None
+        key.append(sig)
+    return tuple(key)
+
+
 def _leaf_signature(x):
     sig = getattr(x, "_sig", None)
     if sig is not None:
@@ -342,16 +363,12 @@ class JitWrapped:
             return self._fun(*args, **kwargs)
         if self._donate_argnums or self._donate_argnames:
             return self._call_donating(args, kwargs)
-        if not kwargs:
-            try:
-                flat_key = (config.jax_enable_x64, *[a._sig for a in args])
-            except AttributeError:
-                flat_key = None
-            entry = self._flat_cache.get(flat_key)
-            if entry is not None:
-                return entry.call_arrays(args)
+        flat_key = None if kwargs else _flat_key(args)
+        entry = self._flat_cache.get(flat_key)
+        if entry is not None:
+            return entry.call_arrays(args)
         entry, leaves = self._lookup(args, kwargs)
-        if not kwargs and not self._has_statics and flat_key is not None and len(leaves) == len(args):
+        if not self._has_statics and flat_key is not None and len(leaves) == len(args):
             self._flat_cache[flat_key] = entry
         return entry(leaves)
 

@@ -68,7 +68,7 @@ class CompiledCall:
     def __init__(self, traced, stablehlo: str):
         self.traced = traced
         self.stablehlo = stablehlo
-        self.vmfb = iree_backend.compile_stablehlo(stablehlo)
+        self.vmfb = iree_backend.compile_stablehlo(stablehlo, name=traced.fun_name)
         self.device = get_device(_driver(traced))
         self.executable = Executable(self.vmfb, self.device, name=traced.fun_name)
         self.function = self.executable.function("main")
@@ -95,12 +95,16 @@ class CompiledCall:
         return self.traced.unflatten([Array._from_device(b, a) for b, a in zip(outs, self.out_avals)])
 
     def call_arrays(self, arrays):
-        """The dispatch fast path: positional ``Array`` arguments whose avals match the trace."""
+        """The dispatch fast path: positional arguments (``Array``s, NumPy arrays or scalars) that are the trace's
+        leaves, with its signature."""
         args = self._variant_list(len(arrays) + len(self.const_buffers))
         device = self.device
-        for a in arrays:
-            buf = a._buf
-            args.push_ref(buf if buf is not None else a._device_buffer(device))
+        for a, aval in zip(arrays, self.in_avals):
+            if isinstance(a, Array):
+                buf = a._buf
+                args.push_ref(buf if buf is not None else a._device_buffer(device))
+            else:
+                args.push_ref(device.put(np.asarray(a, dtype=aval.dtype)))
         for buf in self.const_buffers:
             args.push_ref(buf)
         results = self._variant_list(self.n_out)

@@ -14,12 +14,22 @@ def _env_flag(name: str) -> bool:
     return os.environ.get(name, "").strip().lower() in _TRUE
 
 
+def _cache_dir_from_env():
+    """``$IRAX_CACHE_DIR`` (empty or ``none``: no cache), else the per-user cache directory."""
+    value = os.environ.get("IRAX_CACHE_DIR")
+    if value is not None:
+        return None if value.strip().lower() in ("", "none") else value
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "irax")
+
+
 class Config:
     """Holds option values; ``update(name, value)`` changes one and notifies listeners."""
 
     def __init__(self):
         self.jax_enable_x64 = _env_flag("JAX_ENABLE_X64")
-        self.irax_cache_dir = os.environ.get("IRAX_CACHE_DIR") or None
+        self.irax_cache_dir = _cache_dir_from_env()
+        self.irax_cache_max_bytes = int(os.environ.get("IRAX_CACHE_MAX_BYTES", 1 << 30))
         self.irax_log_compiles = _env_flag("IRAX_LOG_COMPILES")
         self.jax_numpy_rank_promotion = "allow"
         self.jax_default_matmul_precision = None

@@ -1,4 +1,4 @@
-"""``devices``, ``device_put`` and ``device_get``, for the host CPU device."""
+"""``devices``, ``device_put``, ``device_get`` and ``block_until_ready``, for the host CPU device."""
 from __future__ import annotations
 
 import numpy as np
@@ -36,3 +36,11 @@ def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
 def device_get(x):
     """Each array leaf as a NumPy array on the host."""
     return tree_util.tree_map(lambda leaf: np.asarray(leaf) if isinstance(leaf, Array) else leaf, x)
+
+
+def block_until_ready(x):
+    """Waits for every array leaf of ``x`` and returns ``x`` (as ``jax.block_until_ready``)."""
+    for leaf in tree_util.tree_leaves(x):
+        if isinstance(leaf, Array):
+            leaf.block_until_ready()
+    return x

@@ -40,7 +40,8 @@ from irax.tree_util import register_pytree_node
 __all__ = ["ball", "bernoulli", "beta", "binomial", "bits", "categorical", "cauchy", "chisquare", "choice",
            "dirichlet", "double_sided_maxwell", "exponential", "f", "fold_in", "gamma", "generalized_normal",
            "geometric", "gumbel", "key", "key_data", "key_impl", "laplace", "loggamma", "logistic", "lognormal",
-           "maxwell", "multinomial", "normal", "pareto", "permutation", "poisson", "PRNGKey", "rademacher", "randint",
+           "maxwell", "multinomial", "multivariate_normal", "normal", "orthogonal", "pareto", "permutation",
+           "poisson", "PRNGKey", "rademacher", "randint",
            "rayleigh", "split", "t", "triangular", "truncated_normal", "uniform", "wald", "weibull_min",
            "wrap_key_data"]
 
@@ -1329,12 +1330,61 @@ def multinomial(key, n, p, *, shape=None, dtype=None, unroll=1):
     return jnp.moveaxis(counts, 0, -1).astype(dtype)
 
 
-def _missing(name, needs):
-    def sampler(*args, **kwargs):
-        raise NotImplementedError(f"jax.random.{name} is not implemented in irax: it needs {needs}")
-    sampler.__name__ = name
-    sampler.__doc__ = f"Not implemented: needs {needs}."
-    return sampler
+@functools.partial(jit, static_argnums=(3, 4, 5))
+def _multivariate_normal(key, mean, cov, shape, dtype, method):
+    if not np.ndim(mean) >= 1:
+        raise ValueError(f"multivariate_normal requires mean.ndim >= 1, got mean.ndim == {np.ndim(mean)}")
+    if not np.ndim(cov) >= 2:
+        raise ValueError(f"multivariate_normal requires cov.ndim >= 2, got cov.ndim == {np.ndim(cov)}")
+    n = mean.shape[-1]
+    if np.shape(cov)[-2:] != (n, n):
+        raise ValueError(f"multivariate_normal requires cov.shape == (..., n, n) for n={n}, but got cov.shape == "
+                         f"{np.shape(cov)}.")
+    if shape is None:
+        shape = tuple(np.broadcast_shapes(mean.shape[:-1], cov.shape[:-2]))
+    else:
+        _check_shape("normal", shape, mean.shape[:-1], cov.shape[:-2])
+    if method == "svd":
+        u, s, _ = jnp.linalg.svd(cov)
+        factor = u * jnp.sqrt(s[..., None, :])
+    elif method == "eigh":
+        w, v = jnp.linalg.eigh(cov)
+        factor = v * jnp.sqrt(w[..., None, :])
+    else:
+        factor = jnp.linalg.cholesky(cov)
+    samples = normal(key, shape + mean.shape[-1:], dtype)
+    return mean + jnp.einsum("...ij,...j->...i", factor, samples)
 
 
-multivariate_normal = _missing("multivariate_normal", "a Cholesky or eigen decomposition")
+def multivariate_normal(key, mean, cov, shape=None, dtype=None, method="cholesky", *, out_sharding=None):
+    """Samples of N(mean, cov): ``mean + factor @ z`` for standard normals ``z``, with ``factor`` the Cholesky
+    factor of ``cov`` (``method`` 'cholesky') or from its eigendecomposition ('eigh') or SVD ('svd')."""
+    _check_prng_key("multivariate_normal", key)
+    mean, cov = promote_dtypes_inexact(mean, cov)
+    if method not in {"svd", "eigh", "cholesky"}:
+        raise ValueError("method must be one of {'svd', 'eigh', 'cholesky'}")
+    dtype = mean.dtype if dtype is None else _user_dtype(dtype, dtypes.default_float_dtype)
+    if not dtypes.issubdtype(dtype, np.floating):
+        raise ValueError(f"dtype argument to `multivariate_normal` must be a float dtype, got {dtype}")
+    if shape is not None:
+        shape = _canonical_shape(shape)
+    return _multivariate_normal(key, mean, cov, shape, dtype, method)
+
+
+@functools.partial(jit, static_argnums=(1, 2, 3, 4))
+def _orthogonal(key, n, m, shape, dtype):
+    z = normal(key, (*shape, max(n, m), min(n, m)), dtype)
+    q, r = jnp.linalg.qr(z)
+    x = q * jnp.expand_dims(jnp.sign(jnp.linalg.diagonal(r)), -2)
+    return x.mT if n < m else x
+
+
+def orthogonal(key, n, shape=(), dtype=None, m=None, *, out_sharding=None):
+    """Uniform samples of n x m matrices with orthonormal rows or columns (Mezzadri's QR of a normal matrix, the
+    signs of R's diagonal folded into Q)."""
+    m = n if m is None else m
+    shape = _canonical_shape(shape)
+    data, _ = _check_prng_key("orthogonal", key)
+    dtype = _user_dtype(dtype, dtypes.default_float_dtype)
+    _check_shape("orthogonal", shape)
+    return _orthogonal(data, operator.index(n), operator.index(m), shape, dtype)

@@ -37,7 +37,7 @@ class SymbolsKind(ParamKind):
 
 
 SYMBOLS = SymbolsKind()
-BODY_PARAMS = {"cond": ("branches",), "while": ("body_jaxpr", "cond_jaxpr"), "scan": ("jaxpr",)}
+BODY_PARAMS = {"cond": ("branches",), "while": ("cond_jaxpr", "body_jaxpr"), "scan": ("jaxpr",)}  # JAX's order
 
 
 def referenced_symbols(op) -> list:

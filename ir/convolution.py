@@ -56,7 +56,7 @@ def canonicalize_precision(precision):
             return name, name
     raise ValueError(
         "Precision argument must be one of:\n- None,\n"
-        f"- a string in {list(_PRECISION_STRINGS)},\n- a lax.Precision value,\n"
+        f"- a string in {list(_PRECISION_STRINGS) + [None]},\n- a lax.Precision value,\n"
         "- a tuple of two lax.Precision values or strings,\n"
         "- a lax.DotAlgorithmPreset or the name of one of these presets, or\n- a lax.DotAlgorithm value;\n"
         f"but got {precision}.")

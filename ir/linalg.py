@@ -1,4 +1,5 @@
-"""Shape rules of the linear-algebra primitives (``cholesky``, ``triangular_solve``, ``lu``), as JAX's
+"""Shape rules of the linear-algebra primitives (``cholesky``, ``triangular_solve``, ``lu``, ``eigh``, ``svd``,
+``qr``), as JAX's
 ``linalg_primitive`` checks them: every operand a batch of matrices with the same leading batch dimensions, its
 dtype floating or complex, the same errors for a wrong rank or a non-square matrix."""
 from __future__ import annotations
@@ -54,6 +55,52 @@ def lu(name, avals_in):
     i32 = np.dtype(np.int32)
     return [ShapedArray(x.shape, x.dtype, x.weak_type), ShapedArray(batch + (min(m, n),), i32, x.weak_type),
             ShapedArray(batch + (m,), i32, x.weak_type)]
+
+
+def _real_only(name, x):
+    """irax's Jacobi and Householder decompositions are real: a complex matrix is refused up front."""
+    if np.issubdtype(x.dtype, np.complexfloating):
+        raise NotImplementedError(f"irax's {name} supports real floating-point matrices only, got {x.dtype.name}")
+
+
+def _real_dtype(x):
+    return np.finfo(x.dtype).dtype if np.issubdtype(x.dtype, np.complexfloating) else x.dtype
+
+
+def eigh(name, avals_in, *, lower, sort_eigenvalues, subset_by_index, algorithm):
+    (x,) = avals_in
+    batch, ((n, m),) = _batch_and_dims(name, avals_in, (2,))
+    if n != m:
+        raise ValueError(f"Argument to symmetric eigendecomposition must have shape [..., n, n], got shape {(n, m)}")
+    _real_only(name, x)
+    d = n if subset_by_index is None else subset_by_index[1] - subset_by_index[0]
+    return [ShapedArray(batch + (n, d), x.dtype, x.weak_type), ShapedArray(batch + (d,), _real_dtype(x), x.weak_type)]
+
+
+def svd(name, avals_in, *, full_matrices, compute_uv, subset_by_index, algorithm):
+    (x,) = avals_in
+    batch, ((m, n),) = _batch_and_dims(name, avals_in, (2,))
+    _real_only(name, x)
+    rank = min(m, n)
+    if subset_by_index is not None:
+        if full_matrices and tuple(subset_by_index) != (0, rank):
+            raise ValueError("full_matrices and subset_by_index cannot both be set")
+        rank = min(rank, subset_by_index[1] - subset_by_index[0])
+    s = ShapedArray(batch + (rank,), _real_dtype(x), x.weak_type)
+    if not compute_uv:
+        return [s]
+    return [s, ShapedArray(batch + (m, m if full_matrices else rank), x.dtype, x.weak_type),
+            ShapedArray(batch + (n if full_matrices else rank, n), x.dtype, x.weak_type)]
+
+
+def qr(name, avals_in, *, pivoting, full_matrices, use_magma):
+    (x,) = avals_in
+    batch, ((m, n),) = _batch_and_dims(name, avals_in, (2,))
+    _real_only(name, x)
+    if pivoting:
+        raise NotImplementedError("irax's qr does not support pivoting")
+    k = m if full_matrices else min(m, n)
+    return [ShapedArray(batch + (m, k), x.dtype, x.weak_type), ShapedArray(batch + (k, n), x.dtype, x.weak_type)]
 
 
 TRIANGULAR_SOLVE_PARAMS = ("left_side", "lower", "transpose_a", "conjugate_a", "unit_diagonal")

@@ -16,9 +16,12 @@ import numpy as np
 from . import control_flow as CF
 from . import params as P
 from . import convolution as CV
+from . import fft as FT
 from . import gather_scatter as GS
 from . import linalg as LA
 from . import shapes as S
+from . import solves as SV
+from . import extras as EX
 
 VARIADIC = -1
 
@@ -182,7 +185,7 @@ for _name in ("argmax", "argmin"):
     declare(_name, 1, S.argminmax, Param("axes", P.INTS), Param("index_dtype", P.DTYPE),
             doc=f"Index of the {_name[3:]} along one axis (first one on ties, NaN wins).")
 declare("dot_general", 2, S.dot_general, Param("dimension_numbers", P.DOT_DIMS),
-        Param("precision", P.Fixed(None), hide=_is_none),
+        Param("precision", P.Optional(CV.PRECISION), hide=_is_none),
         Param("preferred_element_type", P.Optional(P.DTYPE), hide=_is_none),
         doc="Tensor contraction with batch dimensions.")
 declare("conv_general_dilated", 2, CV.conv_shape, Param("window_strides", P.INTS), Param("padding", CV.PADDING),
@@ -206,12 +209,22 @@ declare("sort", VARIADIC, S.sort, Param("dimension", P.INT), Param("is_stable", 
         doc="Sorts the operands together along one axis, lexicographically by the first num_keys (NaN last).")
 declare("top_k", 1, S.top_k, Param("k", P.INT), Param("axis", P.INT),
         doc="The k largest entries along an axis and their int32 indices (ties: the lower index first).")
+declare("fft", 1, FT.fft_shape, Param("fft_lengths", P.INTS), Param("fft_type", P.INT),
+        doc="FFT (0), IFFT (1), RFFT (2) or IRFFT (3) over the trailing len(fft_lengths) axes.")
 declare("cholesky", 1, LA.cholesky, doc="The lower Cholesky factor of each matrix (upper triangle: the input's, "
         "as LAPACK's potrf leaves it; all NaN where not positive definite).")
 declare("triangular_solve", 2, LA.triangular_solve, *(Param(_p, P.BOOL) for _p in LA.TRIANGULAR_SOLVE_PARAMS),
         doc="Solves op(a) x = b (x op(a) = b unless left_side) for triangular a, reading one triangle of a.")
 declare("lu", 1, LA.lu, doc="LU decomposition with partial pivoting: L (unit diagonal implied) and U in one matrix, "
         "the row swaps and the permutation (int32).")
+declare("eigh", 1, LA.eigh, Param("algorithm", P.Optional(P.STR)), Param("lower", P.BOOL),
+        Param("sort_eigenvalues", P.BOOL), Param("subset_by_index", P.Optional(P.INTS)),
+        doc="Eigenvectors (columns) and ascending eigenvalues of each symmetric matrix, read from one triangle.")
+declare("svd", 1, LA.svd, Param("algorithm", P.Optional(P.STR)), Param("compute_uv", P.BOOL),
+        Param("full_matrices", P.BOOL), Param("subset_by_index", P.Optional(P.INTS)),
+        doc="Descending singular values, then (compute_uv) the left singular vectors and the adjoint of the right.")
+declare("qr", 1, LA.qr, Param("full_matrices", P.BOOL), Param("pivoting", P.BOOL),
+        Param("use_magma", P.Optional(P.BOOL)), doc="QR decomposition: orthogonal Q and upper triangular R.")
 declare("pjit", VARIADIC, None, Param("name", P.STR), Param("callee", P.SYMBOL),
         first_params=("name",), doc="Calls another function of the module (a nested jit).")
 _hidden = lambda v: True  # noqa: E731
@@ -240,6 +253,19 @@ declare("scan", VARIADIC, None, Param("jaxpr", P.SYMBOL), Param("length", P.INT)
         Param("num_consts", P.INT), Param("reverse", P.BOOL), Param("unroll", P.INT),
         doc="Loops jaxpr over the leading axis of xs (backwards if reverse), threading the carry and stacking "
             "the per-step outputs. Operands: constants, the initial carry, then xs.")
+declare("custom_linear_solve", VARIADIC, None, Param("const_lengths", SV.CONST_LENGTHS), Param("jaxprs", SV.JAXPRS),
+        doc="solve applied to b, whose derivatives are linear solves too (jax.lax.custom_linear_solve). Operands: "
+            "the constants of matvec, vecmat, solve and transpose_solve, then b (see ir/solves.py).")
+declare("tile", 1, EX.tile, Param("reps", P.INTS), doc="The operand repeated reps[i] times along each axis i.")
+declare("unstack", 1, EX.unstack, Param("axis", P.INT), doc="The operand's slices along axis, one result each.")
+declare("mulhi", 2, S.nary(INTEGER), doc="The high half of each 2N-bit product of N-bit integers.")
+declare("approx_top_k", 1, EX.approx_top_k, Param("k", P.INT), Param("reduction_dimension", P.INT),
+        Param("recall_target", GS.PY_SCALAR), Param("is_max_k", P.BOOL), Param("reduction_input_size_override", P.INT),
+        Param("aggregate_to_topk", P.BOOL),
+        doc="The k largest (is_max_k) or smallest entries along reduction_dimension and their int32 indices; exact "
+            "here, as XLA's CPU fallback is.")
+declare("optimization_barrier", VARIADIC, EX.optimization_barrier,
+        doc="The identity on its operands, which the compiler may not move computations across.")
 declare("literal", 0, S.literal, Param("value", P.SCALAR), Param("weak_type", P.Optional(P.BOOL)),
         doc="A scalar constant; printed inline as JAX's literals are. weak_type marks a Python scalar's.")
 

@@ -50,12 +50,13 @@ class _Names:
 
 
 class Printer:
-    def __init__(self, module, top):
+    def __init__(self, module, top, nested=False):
+        self.module = module
         self.symbols = _symbol_table(module)
         self.views = {}
         self._custom_views = {}  # id(eqn) -> the view of that custom call's body
         self._update_views = {}  # (combiner, dtype) -> a scatter's update_jaxpr
-        self.top = self._view(top)
+        self.top = self._view(top, nested=nested)
         self.shared = self._shared_bodies()
         self.names = _Names(self.shared.values())
         for v in _dropped(self.top):
@@ -86,7 +87,7 @@ class Printer:
             for eqn in jaxpr.eqns:
                 update = self._update_jaxpr(eqn)
                 if update is not None:  # one jaxpr per combiner and dtype, as JAX caches them
-                    counts[id(update)] += 1
+                    queue.append(update)
                     names.setdefault(id(update), ("jaxpr", update))
                 for body in self._bodies(eqn):
                     queue.append(body)
@@ -193,11 +194,19 @@ class Printer:
         equation's results, as in JAX."""
         if isinstance(p.kind, UpdateJaxprKind) and value is not None:
             return (p.name, None, self._update_jaxpr(eqn))
+        if hasattr(p.kind, "fmt_bodies"):  # bodies JAX prints with str(), each a closed jaxpr on its own
+            return (p.name, p.kind.fmt_bodies([self._closed_text(v) for v in p.kind.with_missing(value)]), None)
         if p.name in BODY_PARAMS.get(eqn.primitive, ()):
             if isinstance(value, tuple):
                 return (p.name, None, [self._view(self.symbols[v], nested=True) for v in value])
             return (p.name, None, self._view(self.symbols[value], nested=True))
         return (p.name, p.kind.fmt(value), None)
+
+    def _closed_text(self, name):
+        """``str(ClosedJaxpr)`` of a body: printed apart, with its own names (None: a missing body)."""
+        if name is None:
+            return None
+        return pp.format(Printer(self.module, self.symbols[name], nested=True).doc(), 80)
 
     def _params(self, params):
         if not params:

@@ -355,5 +355,8 @@ for _name in ("cumsum", "cumprod", "cummax", "cummin", "cumlogsumexp"):
     BATCH_RULES[_name] = _cumulative_batch
 
 from . import batch_rules_sort  # noqa: E402,F401  (fills BATCH_RULES with sort and top_k)
+from . import batch_rules_fft  # noqa: E402,F401  (fills BATCH_RULES with fft)
 from . import batch_rules_linalg  # noqa: E402,F401  (fills BATCH_RULES with cholesky, triangular_solve, lu)
+from . import batch_solves  # noqa: E402,F401  (fills BATCH_RULES with custom_linear_solve)
+from . import batch_rules_extras  # noqa: E402,F401  (fills BATCH_RULES with tile and optimization_barrier)
 from . import batch_rules_convolution  # noqa: E402,F401  (fills BATCH_RULES with conv and windows)

@@ -285,6 +285,8 @@ def _convert(ctx, x, *, new_dtype, weak_type):
     if dst == np.bool_:
         zero = ctx.constant(0, src.dtype, src.shape)
         return compare(ctx, x, zero, "NE")
+    if src.dtype == np.bool_:
+        return _from_bool(ctx, x, dst)
     if issubdtype(dst, np.integer) and issubdtype(src.dtype, np.floating):
         info = np.iinfo(dst)
         lo = ctx.constant(max(info.min, np.finfo(src.dtype).min), src.dtype, src.shape)
@@ -295,6 +297,14 @@ def _convert(ctx, x, *, new_dtype, weak_type):
     if dst == A.bfloat16 and not issubdtype(src.dtype, np.floating):
         return _int_to_bfloat16(ctx, x, src.shape)
     return ctx.emit1("stablehlo.convert", [x])
+
+
+def _from_bool(ctx, x, dst):
+    """A select of ones and zeros, not a convert: IREE's data-tiled matmul (--iree-opt-data-tiling) fuses a convert
+    of i1 into its operand's encoding and then fails to materialize it (IREE 3.13)."""
+    shape = aval_of_type(x.type).shape
+    return ctx.emit1("stablehlo.select", [x, ctx.constant(1, dst, shape), ctx.constant(0, dst, shape)],
+                     tensor_type(shape, dst))
 
 
 def _int_to_bfloat16(ctx, x, shape):
@@ -436,7 +446,16 @@ def _dynamic_slice(ctx, x, *indices, slice_sizes):
 
 @lowering("dynamic_update_slice")
 def _dynamic_update_slice(ctx, x, update, *indices):
-    return ctx.emit1("stablehlo.dynamic_update_slice", [x, update, *indices])
+    """Complex operands part by part: IREE 3.13 folds a complex one of constants into an invalid arith.constant."""
+    out = ctx.result_avals[0]
+    if not issubdtype(out.dtype, np.complexfloating):
+        return ctx.emit1("stablehlo.dynamic_update_slice", [x, update, *indices])
+    part = np.finfo(out.dtype).dtype
+
+    def dus(op):
+        x_part, u_part = (ctx.emit1(op, [v], tensor_type(aval_of_type(v.type).shape, part)) for v in (x, update))
+        return ctx.emit1("stablehlo.dynamic_update_slice", [x_part, u_part, *indices], tensor_type(out.shape, part))
+    return ctx.emit1("stablehlo.complex", [dus("stablehlo.real"), dus("stablehlo.imag")])
 
 
 @lowering("iota")
@@ -573,6 +592,8 @@ def _convert_to(ctx, value, dtype):
     aval = aval_of_type(value.type)
     if aval.dtype == dtype:
         return value
+    if aval.dtype == np.bool_:
+        return _from_bool(ctx, value, np.dtype(dtype))
     return ctx.emit1("stablehlo.convert", [value], tensor_type(aval.shape, dtype))
 
 
@@ -682,6 +703,10 @@ def _strip_jaxpr_attrs(func):
 from . import lower_gather_scatter  # noqa: E402,F401  (fills LOWERINGS with gather and the scatters)
 from . import lower_convolution  # noqa: E402,F401  (fills LOWERINGS with the convolution and windowed reductions)
 from . import lower_control_flow  # noqa: E402,F401  (fills LOWERINGS with cond, while and scan)
+from . import lower_solves  # noqa: E402,F401  (fills LOWERINGS with custom_linear_solve)
+from . import lower_extras  # noqa: E402,F401  (fills LOWERINGS with tile and optimization_barrier)
 from . import lower_sort  # noqa: E402,F401  (fills LOWERINGS with sort and top_k)
+from . import lower_fft  # noqa: E402,F401  (fills LOWERINGS with fft)
 from . import lower_linalg  # noqa: E402,F401  (fills LOWERINGS with cholesky, triangular_solve and lu)
+from . import lower_decompositions  # noqa: E402,F401  (fills LOWERINGS with eigh, svd and qr)
 from . import lower_special  # noqa: E402,F401  (fills LOWERINGS with igamma, betainc, the Bessel functions, zeta, ...)

@@ -182,19 +182,9 @@ def _split_transpose(b, cts, operand, *, sizes, axis):
 
 
 def _stack_transpose(b, ct, *operands, axis):
-    """JAX unstacks ct with ``unstack``, which irax has no primitive for; each linear operand gets its index along
-    ``axis`` as ``lax.index_in_dim`` computes it (a unit slice, then a squeeze)."""
-    shape = aval(ct).shape
-    cts = []
-    for i, o in enumerate(operands):
-        if is_undefined(o):
-            starts = tuple(i if d == axis else 0 for d in range(len(shape)))
-            limits = tuple(i + 1 if d == axis else n for d, n in enumerate(shape))
-            cts.append(b.squeeze(b.slice(ct, start_indices=starts, limit_indices=limits, strides=None),
-                                 dimensions=(axis,)))
-        else:
-            cts.append(None)
-    return cts
+    """JAX's ``_stack_transpose_rule``: the cotangent unstacked, a piece for each linear operand."""
+    pieces = b.bind("unstack", ct, axis=axis)
+    return [p if is_undefined(o) else None for p, o in zip(pieces, operands)]
 
 
 def _complex_transpose(b, ct, x, y):
@@ -282,4 +272,6 @@ TRANSPOSE_RULES.update({"psum": _psum_transpose, "all_gather": _all_gather_trans
 
 from . import ad_rules_gather_scatter  # noqa: E402,F401  (fills JVP_RULES and TRANSPOSE_RULES for gather/scatter)
 from . import ad_rules_linalg  # noqa: E402,F401  (fills JVP_RULES and TRANSPOSE_RULES for linalg)
+from . import ad_rules_decompositions  # noqa: E402,F401  (fills JVP_RULES for eigh, svd and qr)
 from . import ad_rules_convolution  # noqa: E402,F401  (fills JVP_RULES and TRANSPOSE_RULES for conv/windows)
+from . import ad_rules_fft  # noqa: E402,F401  (fills JVP_RULES and TRANSPOSE_RULES for fft)

@@ -42,9 +42,18 @@ class Device:
     device_kind = "cpu"
 
     def __init__(self, driver: str):
+        self._create(driver, allocators=["caching"])
+        rt = self._rt
+        self._memory_type = int(rt.MemoryType.DEVICE_LOCAL) | int(rt.MemoryType.HOST_VISIBLE)
+        self._usage = int(rt.BufferUsage.DEFAULT) | int(rt.BufferUsage.MAPPING)
+
+    def _create(self, driver, allocators):
         rt = _rt()
         try:
-            self.config = rt.Config(device=rt.get_driver(driver).create_default_device(allocators=["caching"]))
+            hal_driver = rt.get_driver(driver)
+            hal_device = (hal_driver.create_default_device(allocators=allocators) if allocators
+                          else hal_driver.create_default_device())
+            self.config = rt.Config(device=hal_device)
         except (ValueError, RuntimeError) as e:
             available = ", ".join(rt.query_available_drivers())
             raise RuntimeError(f"IREE driver {driver!r} cannot be used here ({e}); drivers built in: "
@@ -54,8 +63,6 @@ class Device:
         self.hal_device = self.config.device
         self.vm_instance = self.config.vm_instance
         self._allocator = self.hal_device.allocator
-        self._memory_type = int(rt.MemoryType.DEVICE_LOCAL) | int(rt.MemoryType.HOST_VISIBLE)
-        self._usage = int(rt.BufferUsage.DEFAULT) | int(rt.BufferUsage.MAPPING)
         self._element_types = {dt: int(getattr(rt.HalElementType, name)) for dt, name in _ELEMENT_TYPES.items()}
 
     def put(self, array: np.ndarray):
@@ -66,11 +73,51 @@ class Device:
             memory_type=self._memory_type, allowed_usage=self._usage, device=self.hal_device, buffer=raw)
         return self._rt.HalBufferView(buffer, list(array.shape), self._element_types[array.dtype])
 
+    def to_host(self, buffer_view, shape, dtype) -> np.ndarray:
+        return to_host(buffer_view, shape, dtype)
+
     def __repr__(self):
         return f"CpuDevice(id=0, driver={self.driver!r})"
 
     def __str__(self):
         return "cpu:0"
+
+
+class GpuDevice(Device):
+    """A Vulkan, CUDA or HIP device. Its buffers live in device memory: IREE's caching allocator cannot allocate
+    Vulkan buffers for dispatches (INVALID_ARGUMENT), so the plain one is used, and results are read back
+    through a host-visible staging buffer (mapping the result itself fails on lavapipe: imported host pointers
+    must be 4096-aligned)."""
+
+    platform = "gpu"
+    device_kind = "gpu"
+
+    def __init__(self, driver: str):
+        self._create(driver, allocators=None)
+        rt = self._rt
+        self._memory_type = int(rt.MemoryType.DEVICE_LOCAL)
+        self._usage = int(rt.BufferUsage.DEFAULT)
+
+    def to_host(self, buffer_view, shape, dtype) -> np.ndarray:
+        rt = self._rt
+        if int(np.prod(shape, dtype=np.int64)) == 0:
+            return np.zeros(shape, dtype)
+        source = buffer_view.get_buffer()
+        staging = self._allocator.allocate_buffer(
+            memory_type=int(rt.MemoryType.HOST_LOCAL) | int(rt.MemoryType.DEVICE_VISIBLE),
+            allowed_usage=int(rt.BufferUsage.TRANSFER) | int(rt.BufferUsage.MAPPING),
+            allocation_size=source.byte_length())
+        done = self.hal_device.create_semaphore(0)
+        self.hal_device.queue_copy(source, staging, [], [(done, 1)])
+        done.wait(1)
+        view = rt.HalBufferView(staging, list(shape), self._element_types[np.dtype(dtype)])
+        return to_host(view, shape, dtype)
+
+    def __repr__(self):
+        return f"GpuDevice(id=0, driver={self.driver!r})"
+
+    def __str__(self):
+        return f"{self.driver}:0"
 
 
 def to_host(buffer_view, shape, dtype) -> np.ndarray:
@@ -84,6 +131,9 @@ def to_host(buffer_view, shape, dtype) -> np.ndarray:
     return np.array(raw).view(dtype).reshape(shape)
 
 
+CPU_DRIVERS = ("local-sync", "local-task")
+
+
 @functools.lru_cache(maxsize=None)
 def get_device(driver: str = "local-sync") -> Device:
-    return Device(driver)
+    return Device(driver) if driver in CPU_DRIVERS else GpuDevice(driver)

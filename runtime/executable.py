@@ -19,7 +19,11 @@ class Executable:
         except (RuntimeError, ValueError) as e:
             raise ArtifactError(f"{name}: not a valid IREE module: {e}") from None
         hal = rt.create_hal_module(instance, self.device.hal_device)
-        self.context = rt.VmContext(instance, modules=[hal, self.vm_module])
+        try:
+            self.context = rt.VmContext(instance, modules=[hal, self.vm_module])
+        except RuntimeError as e:
+            raise ArtifactError(f"{name}: compiled for a device or CPU this runtime cannot run "
+                                f"({str(e).split(';')[0]})") from None
         self._functions = {}
 
     def function(self, name: str = "main"):

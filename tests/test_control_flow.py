@@ -484,3 +484,48 @@ def test_python_bool_of_traced_value_message_is_jax_s():
 def test_carry_structure_message_names_jax_s_aval_class():
     case = lambda lax: lax.scan(lambda c, x: ((c,), x), x3, x43)  # noqa: E731
     assert _error(lambda: case(ilax))[1] == _error(lambda: case(jax.lax))[1]
+
+
+def test_unrolled_scan_lowering_matches_eager():
+    """The lowering runs several scan steps per loop trip, then the leftover steps after the loop: every length
+    around the step counts, forwards and reversed, with consts, two xs and two ys, gives the eager answer."""
+    def body(w):
+        def step(c, xy):
+            x, y = xy
+            c = inp.tanh(c * w + x) - y
+            return c, (c * 2, x + y)
+        return step
+
+    programs = [(lambda w, c, xs, ys, rev=rev: ilax.scan(body(w), c, (xs, ys), reverse=rev),
+                 (np.float32(0.9), np.ones(3, np.float32), np.linspace(0, 1, 3 * n, dtype=np.float32).reshape(n, 3),
+                  np.full((n, 3), 0.25, np.float32)))
+                for n in (1, 2, 3, 5, 31, 32, 33, 65, 97) for rev in (False, True)]
+    jitted = _run_all(irax.jit, programs)
+    for (fn, args), out in zip(programs, jitted):
+        for got, want in zip(irax.tree_util.tree_leaves(out), irax.tree_util.tree_leaves(fn(*args))):
+            np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-5, atol=1e-6)
+
+
+def test_speculative_while_steps_drop_values_past_the_end():
+    """A small while body runs several guarded steps per trip: steps past the predicate's end compute values that
+    must be dropped (here 1/0 = inf and 0/0 = NaN), for the plain and the batched loop, and with a nested loop
+    (which takes one step per trip)."""
+    def countdown(x):
+        return ilax.while_loop(lambda c: c[0] > 0, lambda c: (c[0] - 1, c[1] + 1 / c[0], c[2] * 0 / c[0]),
+                               (x, np.float32(0), np.float32(1)))
+
+    def nested(x):
+        inner = lambda v: ilax.while_loop(lambda u: u < 10, lambda u: u * 2 + 1, v)
+        return ilax.while_loop(lambda c: c[0] > 0, lambda c: (c[0] - 1, inner(c[1])), (x, np.float32(0)))
+
+    xs = np.array([0, 1, 2, 7, 9], np.float32)
+    for fn in (countdown, nested):
+        for x in xs:
+            want = [np.asarray(v) for v in fn(x)]
+            got = [np.asarray(v) for v in irax.jit(fn)(x)]
+            for g, w in zip(got, want):
+                np.testing.assert_allclose(g, w, rtol=1e-6)
+        batched = irax.jit(irax.vmap(fn))(xs)
+        for i, x in enumerate(xs):
+            for g, w in zip(batched, fn(x)):
+                np.testing.assert_allclose(np.asarray(g)[i], np.asarray(w), rtol=1e-6)

@@ -182,6 +182,24 @@ def test_conv_grad_jit():
             _close(m, t, tol=1e-4)
 
 
+def test_conv_few_outputs_as_dots():
+    """Convolutions with a few output positions and a window at least as large (kernel gradients) lower as one
+    dot_general per position: strides, window dilation, negative and uneven padding, layouts, 1-3 spatial dims."""
+    convs = [((2, 3, 8, 8), (4, 3, 7, 7), dict(window_strides=(1, 1), padding="VALID")),
+             ((3, 9, 9, 2), (5, 5, 2, 4), dict(window_strides=(2, 3), padding=[(1, 0), (-1, 2)], rhs_dilation=(1, 2),
+                                               dimension_numbers=("NHWC", "HWIO", "NHWC"))),
+             ((2, 5, 6, 3), (3, 6, 2, 3), dict(window_strides=(1, 1), padding="VALID",
+                                               dimension_numbers=("NWCH", "HIOW", "CNHW"))),
+             ((2, 3, 12), (2, 3, 10), dict(window_strides=(1,), padding=[(0, 1)])),
+             ((1, 2, 4, 5, 4), (3, 2, 3, 4, 4), dict(window_strides=(1, 1, 1), padding="VALID"))]
+    args = [_args(lhs, rhs, seed=i) for i, (lhs, rhs, _) in enumerate(convs)]
+
+    def run(lx, args):
+        return [_conv(lx, kw)(x, w) for (x, w), (_, _, kw) in zip(args, convs)]
+    for mine, theirs in zip(irax.jit(lambda a: run(lax, a))(args), run(jax.lax, args)):
+        _close(mine, theirs, tol=1e-4)
+
+
 @pytest.mark.parametrize("name", ["explicit_dilated", "depthwise", "batch_groups", "mixed_layout", "conv1d"])
 def test_conv_check_grads(name):
     _, lhs_shape, rhs_shape, kw = next(c for c in CONVS if c[0] == name)

@@ -7,7 +7,8 @@ from irax.passes import batch, jvp, to_stablehlo, transpose
 # Ops that the drivers handle themselves: the interpreter runs a call's callee (pjit, custom_jvp_call,
 # custom_vjp_call, checkpoint) and a control-flow op's bodies (cond, while, scan), and the tracer folds literals
 # into operands.
-STRUCTURAL = {"pjit", "custom_jvp_call", "custom_vjp_call", "checkpoint", "cond", "while", "scan"}
+STRUCTURAL = {"pjit", "custom_jvp_call", "custom_vjp_call", "checkpoint", "cond", "while", "scan",
+              "custom_linear_solve"}
 
 
 def test_every_op_has_a_numpy_rule():

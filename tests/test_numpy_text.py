@@ -332,7 +332,7 @@ case("correlate", lambda m: (lambda a, v: m.correlate(a, v, mode="same")), x3[:2
 case("polymul", lambda m: (lambda a, v: m.polymul(a, v)), x3, x23[1])
 
 # Known differences (not in the tests), by cause:
-#   irax has no such primitive: split (split, array_split, hsplit, vsplit, dsplit), unstack, tile (tile, resize),
+#   irax has no such primitive: split (split, array_split, hsplit, vsplit, dsplit),
 #   copy (jnp.array / jnp.copy of a traced array), gather (diagonal, diag of a matrix, corrcoef), scatter
 #   (diagflat, fill_diagonal, polyadd, polysub, polydiv, tril_indices, bincount, insert), scan (polyval,
 #   searchsorted, digitize, histogram).

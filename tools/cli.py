@@ -1,4 +1,5 @@
-"""The ``irax`` command: print jaxprs, run pass pipelines over ``.mlir`` files, list passes.
+"""The ``irax`` command: print jaxprs, run pass pipelines over ``.mlir`` files, list passes; compile, run and
+inspect ahead-of-time artifacts (``artifact_commands``).
 
 User errors (a missing file, a bad shape spec, an unknown pass, malformed IR)
 print one line to stderr and exit with status 1; no traceback.
@@ -194,6 +195,8 @@ def build_parser():
     p.set_defaults(run=cmd_opt)
     p = sub.add_parser("passes", help="list irax's passes")
     p.set_defaults(run=cmd_passes)
+    from .artifact_commands import add_parsers
+    add_parsers(sub)
     return parser
 
 

@@ -10,6 +10,7 @@ import numpy as np
 from irax import dtypes as _dtypes
 from irax.core import bind1, is_tracer
 from irax.ir.avals import ShapedArray
+from irax.ir.convolution import canonicalize_precision
 
 from ._scalars import as_operand, scalar_like
 
@@ -23,9 +24,23 @@ class RoundingMethod(enum.IntEnum):
 
 
 class Precision(enum.Enum):
+    """A matmul's precision, as ``jax.lax.Precision`` (also made from its string names: ``Precision('highest')``)."""
+
     DEFAULT = 0
     HIGH = 1
     HIGHEST = 2
+
+    @classmethod
+    def _missing_(cls, value):
+        from irax.ir.convolution import _PRECISION_STRINGS
+        name = _PRECISION_STRINGS.get(value) if isinstance(value, str) else None
+        return None if name is None else cls[name]
+
+    def __repr__(self):
+        return f"Precision.{self.name}"
+
+    def __str__(self):
+        return self.name
 
 
 def _unop(name):
@@ -129,9 +144,16 @@ def bitcast_convert_type(operand, new_dtype):
 def broadcast_in_dim(operand, shape, broadcast_dimensions, out_sharding=None):
     operand = as_operand(operand)
     shape, dims = tuple(builtins.map(operator.index, shape)), tuple(builtins.map(operator.index, broadcast_dimensions))
-    if operand.shape == shape and dims == tuple(range(len(shape))):
+    if operand.shape == shape and dims == tuple(range(len(shape))) and not _records_identities():
         return operand
     return bind1("broadcast_in_dim", operand, shape=shape, broadcast_dimensions=dims)
+
+
+def _records_identities() -> bool:
+    """Whether an identity broadcast is recorded: JAX's ``linear_transpose`` traces without the forwarding that
+    drops it elsewhere, so its transpose (a ``reduce_sum`` of no axes) shows in the transposed function."""
+    from irax.core import current_trace
+    return getattr(current_trace(), "purpose", None) == "linear_transpose"
 
 
 def broadcast(operand, sizes, out_sharding=None):
@@ -268,8 +290,9 @@ def _dynamic_slice_indices(shape, start_indices, allow_negative_indices):
         if np.issubdtype(i.dtype, np.unsignedinteger) or not allow_negative_indices:
             result.append(i)
         else:
-            result.append(select(lt(i, scalar_like(0, i.dtype, weak=False)), add(i, scalar_like(size, i.dtype,
-                                                                                             weak=False)), i))
+            negative = lt(i, scalar_like(0, i.dtype, weak=False))
+            strong = _convert(i, i.dtype, weak_type=False)  # JAX's ``i + size`` promotes a weak index first
+            result.append(select(negative, add(strong, scalar_like(size, i.dtype, weak=False)), i))
     return result
 
 
@@ -364,7 +387,8 @@ def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_t
     ints = lambda dims: tuple(builtins.map(int, dims))  # noqa: E731
     dims = ((ints(lc), ints(rc)), (ints(lb), ints(rb)))
     pref = None if preferred_element_type is None else _dtypes.canonicalize_dtype(preferred_element_type)
-    return bind1("dot_general", lhs, rhs, dimension_numbers=dims, precision=None, preferred_element_type=pref)
+    return bind1("dot_general", lhs, rhs, dimension_numbers=dims, precision=canonicalize_precision(precision),
+                 preferred_element_type=pref)
 
 
 def dot(lhs, rhs, precision=None, preferred_element_type=None, out_sharding=None):
@@ -401,10 +425,17 @@ from ._parallel import all_gather, axis_index, axis_size, pmax, pmean, pmin, psu
 from ._slicing import (GatherDimensionNumbers, GatherScatterMode, ScatterDimensionNumbers, gather,  # noqa: E402,F401
                        scatter, scatter_add, scatter_max, scatter_min, scatter_mul, scatter_sub)
 from ._sorting import sort, sort_key_val, top_k  # noqa: E402,F401
+from ._fft import FftType, fft  # noqa: E402,F401
 from . import linalg  # noqa: E402,F401
 from ._convolution import (ConvDimensionNumbers, conv, conv_dimension_numbers, conv_general_dilated,  # noqa: E402,F401
                            conv_general_permutations, conv_shape_tuple, conv_transpose, conv_with_general_padding,
                            padtype_to_pads, reduce_window, reduce_window_shape_tuple)
 from ._control_flow import associative_scan, cond, fori_loop, map, scan, switch, while_loop  # noqa: E402,F401,A004
+from ._solves import custom_linear_solve, custom_root  # noqa: E402,F401
+from ._misc import (batch_matmul, broadcast_like, broadcast_shapes, broadcast_to_rank, collapse,  # noqa: E402,F401
+                    dtype, dynamic_index_in_dim, dynamic_update_index_in_dim, index_take, reduce)
+from ._extras import approx_max_k, approx_min_k, mulhi, optimization_barrier, tile, unstack  # noqa: E402,F401
+from ._conv_utils import (conv_general_dilated_patches, conv_general_shape_tuple,  # noqa: E402,F401
+                          conv_transpose_shape_tuple)
 from ._special import (bessel_i0e, bessel_i1e, betainc, igamma, igamma_grad_a, igammac,  # noqa: E402,F401
                        random_gamma_grad, reduce_precision, zeta)

@@ -1,7 +1,10 @@
-"""``irax.lax.linalg`` (``jax.lax.linalg``): the decompositions ``cholesky`` and ``lu`` and ``triangular_solve``,
+"""``irax.lax.linalg`` (``jax.lax.linalg``): the decompositions ``cholesky``, ``lu``, ``eigh``, ``svd`` and ``qr``
+and ``triangular_solve``,
 binding the primitives with JAX 0.10's names and parameters, and JAX's wrappers around them (symmetrizing,
 masking a triangle, vector right-hand sides) so that ``make_jaxpr`` prints JAX's text."""
 from __future__ import annotations
+
+import enum
 
 import numpy as np
 
@@ -11,7 +14,7 @@ from irax.core import bind, bind1
 from . import add, broadcast, broadcasted_iota, conj, div, expand_dims, full_like, ge, select, squeeze, transpose
 from ._scalars import as_operand
 
-__all__ = ["cholesky", "lu", "triangular_solve"]
+__all__ = ["EighImplementation", "SvdAlgorithm", "cholesky", "eigh", "lu", "qr", "svd", "triangular_solve"]
 
 
 def _T(x):
@@ -67,3 +70,55 @@ def triangular_solve(a, b, *, left_side: bool = False, lower: bool = False, tran
         out = squeeze(out, (out.ndim - 1,) if left_side else (out.ndim - 2,))
     return out
 
+
+def _index_range(subset_by_index):
+    return None if subset_by_index is None else tuple(int(i) for i in subset_by_index)
+
+
+class EighImplementation(enum.Enum):
+    """JAX's eigh implementation names; irax runs cyclic Jacobi for each."""
+    QR = "qr"
+    JACOBI = "jacobi"
+    QDWH = "qdwh"
+
+
+def eigh(x, *, lower: bool = True, symmetrize_input: bool = True, sort_eigenvalues: bool = True,
+         subset_by_index: tuple[int, int] | None = None, implementation=None):
+    """Eigendecomposition of symmetric matrices: ``(v, w)`` with ``v[..., :, i]`` the unit eigenvector of the
+    eigenvalue ``w[..., i]`` (ascending). ``symmetrize_input`` reads ``(x + x^H) / 2``, else the ``lower`` (upper)
+    triangle; ``subset_by_index=(lo, hi)`` keeps eigenvalues lo..hi-1."""
+    x = as_operand(x)
+    if symmetrize_input:
+        x = symmetrize(x)
+    v, w = bind("eigh", x, lower=bool(lower), sort_eigenvalues=bool(sort_eigenvalues),
+                subset_by_index=_index_range(subset_by_index),
+                algorithm=None if implementation is None else str(implementation))
+    return v, w
+
+
+class SvdAlgorithm(enum.Enum):
+    """JAX's SVD algorithm names; irax runs one-sided Jacobi for each."""
+    DEFAULT = "default"
+    QR = "QR"
+    JACOBI = "Jacobi"
+    POLAR = "polar"
+    DIVIDE_AND_CONQUER = "divide_and_conquer"
+
+
+def svd(x, *, full_matrices: bool = True, compute_uv: bool = True, subset_by_index: tuple[int, int] | None = None,
+        algorithm: SvdAlgorithm | None = None):
+    """Singular value decomposition: ``(u, s, vh)`` with ``s`` descending, or ``s`` alone unless ``compute_uv``."""
+    outs = bind("svd", as_operand(x), full_matrices=bool(full_matrices), compute_uv=bool(compute_uv),
+                subset_by_index=_index_range(subset_by_index), algorithm=None if algorithm is None else str(algorithm))
+    if not compute_uv:
+        return outs[0]
+    s, u, vh = outs
+    return u, s, vh
+
+
+def qr(x, *, pivoting: bool = False, full_matrices: bool = True, use_magma: bool | None = None):
+    """QR decomposition ``x = q r``: ``q`` orthogonal (``[..., m, m]``, or ``[..., m, min(m, n)]`` unless
+    ``full_matrices``), ``r`` upper triangular."""
+    q, r = bind("qr", as_operand(x), pivoting=bool(pivoting), full_matrices=bool(full_matrices),
+                use_magma=use_magma)
+    return q, r

@@ -17,14 +17,17 @@ from ._matrix import (diag, diag_indices, diag_indices_from, diagflat, fill_diag
 from ._numeric import (convolve, correlate, corrcoef, cov, cross, diff, ediff1d, gradient, select, trapezoid,
                        unwrap)
 from ._pad import pad
-from ._polynomial import polyadd, polyder, polydiv, polyint, polymul, polysub, polyval, trim_zeros
+from ._polynomial import polyadd, polyder, polydiv, polyfit, polyint, polymul, polysub, polyval, trim_zeros
 from ._predicates import (allclose, array_equal, array_equiv, can_cast, isclose, iscomplexobj, isrealobj, isscalar,
                           iterable)
 from ._reductions import (all, amax, amin, any, argmax, argmin, average, count_nonzero, cumprod, cumsum,
                           cumulative_prod, cumulative_sum, max, mean, min, nanargmax, nanargmin, nancumprod, nancumsum,
                           nanmax, nanmean, nanmin, nanprod, nanstd, nansum, nanvar, prod, ptp, std, sum, var)
+from ._quantiles import median, nanmedian, nanpercentile, nanquantile, percentile, quantile
 from ._search import bincount, digitize, histogram, histogram_bin_edges, isin, searchsorted
 from ._sorting import argpartition, argsort, lexsort, partition, sort, sort_complex
+from ._setops import (intersect1d, setdiff1d, setxor1d, union1d, unique, unique_all, unique_counts,
+                      unique_inverse, unique_values)
 from ._selection import (choose, delete, insert, packbits, piecewise, ravel_multi_index, unpackbits,
                          unravel_index)
 from ._shape import (_astype, _view, append, array_split, astype, atleast_1d, atleast_2d, atleast_3d, block,
@@ -32,20 +35,25 @@ from ._shape import (_astype, _view, append, array_split, astype, atleast_1d, at
                      dstack, expand_dims, flip, fliplr, flipud, hsplit, hstack, matrix_transpose, moveaxis, ndim,
                      permute_dims, ravel, repeat, reshape, resize, roll, rollaxis, rot90, shape, size, split, squeeze,
                      stack, swapaxes, tile, transpose, unstack, vsplit, vstack)
-from ._ufuncs import (abs, absolute, acos, acosh, add, angle, arccos, arccosh, arcsin, arcsinh, arctan, arctan2,
-                      arctanh, around, asin, asinh, atan, atan2, atanh, bitwise_and, bitwise_count, bitwise_invert,
-                      bitwise_left_shift, bitwise_not, bitwise_or, bitwise_right_shift, bitwise_xor, cbrt, ceil, clip,
-                      conj, conjugate, copysign, cos, cosh, deg2rad, degrees, divide, divmod, equal, exp, exp2, expm1,
-                      fabs, fix, float_power, floor, floor_divide, fmax, fmin, fmod, frexp, greater, greater_equal,
-                      heaviside, hypot, imag, invert, iscomplex, isfinite, isinf, isnan, isneginf, isposinf, isreal,
-                      ldexp, left_shift, less, less_equal, log, log1p, log2, log10, logaddexp, logaddexp2,
-                      logical_and, logical_not, logical_or, logical_xor, maximum, minimum, mod, modf, multiply,
-                      nan_to_num, negative, nextafter, not_equal, positive, pow, power, rad2deg, radians, real,
-                      reciprocal, remainder, right_shift, rint, round, sign, signbit, sin, sinc, sinh, spacing, sqrt,
-                      square, subtract, tan, tanh, true_divide, trunc, where)
+from ._ufuncs import (abs, absolute, acos, acosh, angle, arccos, arccosh, arcsin, arcsinh, arctan, arctan2, arctanh,
+                      around, asin, asinh, atan, atan2, atanh, bitwise_count, bitwise_invert, bitwise_left_shift,
+                      bitwise_not, bitwise_right_shift, cbrt, ceil, clip, conj, conjugate, copysign, cos, cosh,
+                      deg2rad, degrees, divide, divmod, equal, exp, exp2, expm1, fabs, fix, float_power, floor,
+                      floor_divide, fmax, fmin, fmod, frexp, greater, greater_equal, heaviside, hypot, imag, invert,
+                      iscomplex, isfinite, isinf, isnan, isneginf, isposinf, isreal, ldexp, left_shift, less,
+                      less_equal, log, log1p, log2, log10, logical_not, mod, modf, nan_to_num, nextafter, not_equal,
+                      positive, pow, power, rad2deg, radians, real, reciprocal, remainder, right_shift, rint, round,
+                      sign, signbit, sin, sinc, sinh, spacing, sqrt, square, tan, tanh, true_divide, trunc, where)
+from ._ufunc_api import (add, bitwise_and, bitwise_or, bitwise_xor, frompyfunc, logaddexp, logaddexp2, logical_and,
+                         logical_or, logical_xor, maximum, minimum, multiply, negative, subtract, ufunc)
 from ._utilities import (apply_over_axes, array_repr, array_str, finfo, get_printoptions, iinfo, isdtype, issubdtype,
                          load, printoptions, save, savez, set_printoptions)
 from . import linalg
+from . import fft
+from ._histograms import histogram2d, histogramdd
+from ._einsum_path import einsum_path
+from ._io import fromfile
+from ._polyzeros import poly
 from ._index_tricks import c_, index_exp, mgrid, ogrid, r_, s_
 from ._misc import (apply_along_axis, argwhere, compress, extract, flatnonzero, gcd, i0, interp, kaiser, lcm,
                     nonzero, place)
@@ -68,11 +76,14 @@ float_ = float64
 int_ = int64
 uint = uint64
 complex_ = complex128
+bool, single, double, csingle, cdouble = bool_, float32, float64, complex64, complex128
+ComplexWarning = _np.exceptions.ComplexWarning
 
 dtype = _np.dtype
 inf, nan, pi, e, euler_gamma, newaxis = _np.inf, _np.nan, _np.pi, _np.e, _np.euler_gamma, None
 integer, signedinteger, unsignedinteger = _np.integer, _np.signedinteger, _np.unsignedinteger
 floating, complexfloating, inexact, number, generic = (_np.floating, _np.complexfloating, _np.inexact, _np.number,
                                                        _np.generic)
+character, flexible, object_ = _np.character, _np.flexible, _np.object_
 
 

@@ -69,7 +69,7 @@ def matmul(a, b, *, precision=None, preferred_element_type=None, out_sharding=No
     a = lax.squeeze(a, tuple(a_squeeze))
     b = lax.squeeze(b, tuple(b_squeeze))
     out = lax.dot_general(a, b, (((a.ndim - 1,), (b.ndim - 1 - b_is_mat,)), (tuple(a_batch), tuple(b_batch))),
-                          preferred_element_type=preferred_element_type)
+                          precision=precision, preferred_element_type=preferred_element_type)
     result = lax.transpose(out, tuple(int(p) for p in perm))
     if both_squeeze:
         result = lax.expand_dims(result, tuple(both_squeeze))
@@ -86,7 +86,8 @@ def dot(a, b, *, precision=None, preferred_element_type=None, out_sharding=None)
         contract_dims = ((a.ndim - 1,), (0,))
     else:
         contract_dims = ((a.ndim - 1,), (b.ndim - 2,))
-    result = lax.dot_general(a, b, (contract_dims, ((), ())), preferred_element_type=preferred_element_type)
+    result = lax.dot_general(a, b, (contract_dims, ((), ())), precision=precision,
+                             preferred_element_type=preferred_element_type)
     return convert(result, preferred_element_type, output_weak_type)
 
 
@@ -95,7 +96,7 @@ def vdot(a, b, *, precision=None, preferred_element_type=None):
     a, b = ensure_arraylike("vdot", a, b)
     if dtypes.issubdtype(a.dtype, np.complexfloating):
         a = conj(a)
-    return dot(a.ravel(), b.ravel(), preferred_element_type=preferred_element_type)
+    return dot(a.ravel(), b.ravel(), precision=precision, preferred_element_type=preferred_element_type)
 
 
 def vecdot(x1, x2, /, *, axis=-1, precision=None, preferred_element_type=None):
@@ -142,7 +143,7 @@ def inner(a, b, *, precision=None, preferred_element_type=None):
             a = a.astype(preferred_element_type)
             b = b.astype(preferred_element_type)
         return a * b
-    return tensordot(a, b, (-1, -1), preferred_element_type=preferred_element_type)
+    return tensordot(a, b, (-1, -1), precision=precision, preferred_element_type=preferred_element_type)
 
 
 def outer(a, b, out=None):
@@ -173,7 +174,8 @@ def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None, out_
                             f"{ax1} and {ax2}")
     else:
         raise TypeError("tensordot axes argument must be an int, a pair of ints, or a pair of lists/tuples of ints.")
-    result = lax.dot_general(a, b, (contracting_dims, ((), ())), preferred_element_type=preferred_element_type)
+    result = lax.dot_general(a, b, (contracting_dims, ((), ())), precision=precision,
+                             preferred_element_type=preferred_element_type)
     return convert(result, preferred_element_type, output_weak_type)
 
 

@@ -10,7 +10,7 @@ from irax import lax
 from irax.api import staged
 from irax.lax._scalars import as_operand
 
-from ._util import check_arraylike, convert, promote_dtypes, promote_dtypes_inexact, staged_as
+from ._util import check_arraylike, convert, ensure_arraylike, promote_dtypes, promote_dtypes_inexact, staged_as
 
 
 @staged(static_argnames=("unroll",))
@@ -140,3 +140,61 @@ def trim_zeros(filt, trim="fb", axis=None):
         if "b" in trim:
             stops[ax] = filt.shape[ax] - int(mask[::-1].argmax())
     return lax.slice(filt, starts, stops)
+
+
+@staged_as("polyfit", static_argnames=("deg", "rcond", "full", "cov"))
+def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
+    """Least-squares polynomial fit (``lstsq`` on the column-scaled Vandermonde matrix): coefficients, highest
+    power first; ``full`` adds residuals, rank, singular values and ``rcond``; ``cov`` the covariance."""
+    from . import linalg
+    from ._creation import asarray
+    from ._matrix import vander
+    from ._shape import atleast_1d
+    from ._ufuncs import sqrt
+    if w is None:
+        x_arr, y_arr = ensure_arraylike("polyfit", x, y)
+    else:
+        x_arr, y_arr, w = ensure_arraylike("polyfit", x, y, w)
+    deg = operator.index(deg)
+    order = deg + 1
+    if deg < 0:
+        raise ValueError("expected deg >= 0")
+    if x_arr.ndim != 1:
+        raise TypeError("expected 1D vector for x")
+    if x_arr.size == 0:
+        raise TypeError("expected non-empty vector for x")
+    if y_arr.ndim < 1 or y_arr.ndim > 2:
+        raise TypeError("expected 1D or 2D array for y")
+    if x_arr.shape[0] != y_arr.shape[0]:
+        raise TypeError("expected x and y to have same length")
+    if rcond is None:
+        rcond = len(x_arr) * float(np.finfo(x_arr.dtype).eps)
+    rcond = float(rcond)
+    lhs, rhs = vander(x_arr, order), y_arr
+    if w is not None:
+        w_arr, = promote_dtypes_inexact(w)
+        if w_arr.ndim != 1:
+            raise TypeError("expected a 1-d array for weights")
+        if w_arr.shape[0] != y_arr.shape[0]:
+            raise TypeError("expected w and y to have the same length")
+        lhs *= w_arr[:, np.newaxis]
+        rhs = rhs * (w_arr[:, np.newaxis] if rhs.ndim == 2 else w_arr)
+    scale = sqrt((lhs * lhs).sum(axis=0))
+    lhs /= scale[np.newaxis, :]
+    c, resids, rank, s = linalg.lstsq(lhs, rhs, rcond)
+    c = (c.T / scale[np.newaxis, :]).T if c.ndim > 1 else c / scale
+    if full:
+        return c, resids, rank, s, asarray(rcond)
+    if cov:
+        vbase = linalg.inv(lhs.T @ lhs)
+        vbase /= scale[:, None] * scale[None, :]
+        if cov == "unscaled":
+            fac = asarray(1.0)
+        else:
+            if len(x_arr) <= order:
+                raise ValueError("the number of data points must exceed order to scale the covariance matrix")
+            fac = resids / (len(x_arr) - order)
+        if y_arr.ndim == 1:
+            return c, vbase * atleast_1d(fac)[np.newaxis]
+        return c, vbase[:, :, np.newaxis] * atleast_1d(fac)[np.newaxis, np.newaxis, :]
+    return c

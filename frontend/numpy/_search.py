@@ -10,11 +10,11 @@ import operator
 import numpy as np
 
 from irax import dtypes, lax
-from irax.api import staged
 from irax.lax._scalars import as_operand
 
 from ._reductions import sum
-from ._util import check_arraylike, convert, promote_dtypes, promote_dtypes_inexact, staged_as, to_inexact_dtype
+from ._util import (check_arraylike, convert, ensure_arraylike, promote_dtypes, promote_dtypes_inexact, staged_as,
+                    to_inexact_dtype)
 
 
 def _less(x, y):
@@ -34,29 +34,77 @@ def _count_before(a, v, side):
 
 
 def searchsorted(a, v, side="left", sorter=None, *, method="scan"):
-    """Insertion indices of ``v`` into the sorted 1-d ``a`` (every ``method`` computes the same result)."""
-    check_arraylike("searchsorted", a, v)
-    if sorter is not None:
-        raise NotImplementedError("jnp.searchsorted with sorter needs gather, which irax does not support yet")
-    if side not in ("left", "right"):
-        raise ValueError(f"{side!r} is an invalid value for keyword 'side'. Expected one of ['left', 'right']")
-    if method not in ("scan", "scan_unrolled", "sort", "compare_all"):
-        raise ValueError(f"method={method!r} not recognized; allowed values are 'scan', 'scan_unrolled', "
-                         "'sort', 'compare_all'")
-    if np.ndim(a) != 1:
+    """Insertion indices of ``v`` into the sorted 1-d ``a`` (``a[sorter]`` when given), NaN sorting last.
+
+    Args:
+      method: 'scan' (a binary search per query, a ``scan`` of ``log2(len(a))`` steps), 'scan_unrolled' (the
+        same, unrolled), 'sort' (one co-sort of ``a`` and ``v``) or 'compare_all' (every pair compared); all give
+        the same indices.
+    """
+    if sorter is None:
+        a, v = ensure_arraylike("searchsorted", a, v)
+    else:
+        a, v, sorter = ensure_arraylike("searchsorted", a, v, sorter)
+    if a.ndim != 1:
         raise ValueError("a should be 1-dimensional")
-    return _searchsorted(a, v, side)
+    if side not in ("left", "right"):
+        raise ValueError(f"invalid argument {side=!r}, expected 'left' or 'right'")
+    _check_method(method)
+    return _searchsorted(a, v, sorter, side, method)
 
 
-@staged_as("searchsorted", static_argnums=(2,))
-def _searchsorted(a, v, side):
+def _check_method(method):
+    if method not in ("scan", "scan_unrolled", "sort", "compare_all"):
+        raise ValueError(f"invalid argument {method=!r}, expected one of "
+                         "['compare_all', 'scan', 'scan_unrolled', 'sort']")
+
+
+@staged_as("searchsorted", static_argnums=(3, 4))
+def _searchsorted(a, v, sorter, side, method):
     a, v = promote_dtypes(a, v)
+    if sorter is not None:
+        a = a[sorter]
+    if method == "sort":
+        return _searchsorted_by_sort(a, v, side)
+    if method in ("scan", "scan_unrolled") and a.shape[0] and v.size:
+        return _searchsorted_by_scan(a, v, side, method == "scan_unrolled")
     return _count_before(a, v, side)
+
+
+def _searchsorted_by_scan(a, v, side, unrolled):
+    """A binary search for every query at once: ``ceil(log2(n + 1))`` halvings of ``[low, high)``."""
+    n = a.shape[0]
+    query = v.ravel()
+    n_levels = int(np.ceil(np.log2(n + 1)))
+
+    def body_fun(state, _):
+        low, high = state
+        mid = low + (high - low) // 2
+        at_mid = a[mid]
+        go_left = lax.bitwise_not(_less(at_mid, query)) if side == "left" else _less(query, at_mid)
+        return (lax.select(go_left, low, mid), lax.select(go_left, mid, high)), ()
+    init = (lax.full(query.shape, 0, np.uint32), lax.full(query.shape, n, np.uint32))
+    (_, high), _ = lax.scan(body_fun, init, (), length=n_levels, unroll=n_levels if unrolled else 1)
+    return lax.reshape(convert(high, np.int32), v.shape)
+
+
+def _searchsorted_by_sort(a, v, side):
+    """Each query's rank among the queries and ``a`` sorted together, less its rank among the queries alone."""
+    def rank(x):
+        idx = lax.iota(np.int32, len(x))
+        return lax.full_like(idx, 0).at[lax.sort_key_val(x, idx)[1]].set(idx)
+    if side == "left":
+        index = rank(lax.concatenate([v.ravel(), a], 0))[:v.size]
+    else:
+        index = rank(lax.concatenate([a, v.ravel()], 0))[a.size:]
+    return lax.reshape(lax.sub(index, rank(v.ravel())), np.shape(v))
 
 
 def digitize(x, bins, right=False, *, method=None):
     """Index of the bin each ``x`` falls in, for increasing or decreasing ``bins``."""
     check_arraylike("digitize", x, bins)
+    if method is not None:
+        _check_method(method)
     bins = as_operand(bins)
     if bins.ndim != 1:
         raise ValueError(f"digitize: bins must be a 1-dimensional array; got bins={bins}")
@@ -79,7 +127,6 @@ def _digitize(x, bins, right):
 
 def isin(element, test_elements, assume_unique=False, invert=False, *, method="auto"):
     """Whether each element occurs in ``test_elements`` (compared all against all)."""
-    from ._util import ensure_arraylike
     element, test_elements = ensure_arraylike("isin", element, test_elements)
     result = _in1d(element, test_elements, invert=invert, method=method, assume_unique=assume_unique)
     return result.reshape(np.shape(element))
@@ -88,7 +135,6 @@ def isin(element, test_elements, assume_unique=False, invert=False, *, method="a
 @staged_as("_in1d", static_argnames=("assume_unique", "invert", "method"))
 def _in1d(ar1, ar2, invert, method="auto", assume_unique=False):
     from ._creation import ones, zeros
-    from ._util import ensure_arraylike
     ar1, ar2 = ensure_arraylike("in1d", ar1, ar2)
     arr1, arr2 = promote_dtypes(ar1, ar2)
     arr1, arr2 = arr1.ravel(), arr2.ravel()
@@ -98,10 +144,30 @@ def _in1d(ar1, ar2, invert, method="auto", assume_unique=False):
         if invert:
             return (arr1[:, None] != arr2[None, :]).all(-1)
         return (arr1[:, None] == arr2[None, :]).any(-1)
-    if method in ("binary_search", "sort"):
-        raise NotImplementedError(f"jnp.isin with method={method!r} needs sort, which irax does not support yet")
+    if method == "binary_search":
+        arr2 = lax.sort(arr2)
+        ind = searchsorted(arr2, arr1)
+        return arr1 != arr2[ind] if invert else arr1 == arr2[ind]
+    if method == "sort":
+        return _in1d_by_sort(arr1, arr2, invert, assume_unique)
     raise ValueError(f"method={method!r} is not implemented; options are 'compare_all', 'binary_search', 'sort', "
                      "and 'auto'")
+
+
+def _in1d_by_sort(arr1, arr2, invert, assume_unique):
+    """Membership from one sort of both arrays: an entry of ``arr1`` is in ``arr2`` where the next sorted entry
+    equals it (``arr1`` made unique first, so that its own repeats do not count)."""
+    from ._creation import arange, ones, zeros
+    from ._setops import unique
+    from ._shape import concatenate
+    if assume_unique:
+        ind_out = slice(None)
+    else:
+        arr1, ind_out = unique(arr1, size=len(arr1), return_inverse=True, fill_value=arr2.max())
+    aux, ind = lax.sort_key_val(concatenate([arr1, arr2]), arange(arr1.size + arr2.size))
+    if invert:
+        return ones(arr1.shape, bool).at[ind[:-1]].set(aux[1:] != aux[:-1], mode="drop")[ind_out]
+    return zeros(arr1.shape, bool).at[ind[:-1]].set(aux[1:] == aux[:-1], mode="drop")[ind_out]
 
 
 def bincount(x, weights=None, minlength=0, *, length=None):
@@ -124,14 +190,12 @@ def bincount(x, weights=None, minlength=0, *, length=None):
     return _bincount(x, weights, length)
 
 
-@staged(static_argnums=(2,))
 def _bincount(x, weights, length):
-    from ._ufuncs import where
-    weights = lax.full(x.shape, 1, dtypes.canonicalize_dtype(np.int64)) if weights is None else as_operand(weights)
-    x = lax.max(x, convert(0, x.dtype))
-    shape = (x.shape[0], length)
-    hit = lax.eq(lax.broadcast_in_dim(x, shape, (0,)), lax.broadcasted_iota(x.dtype, shape, 1))
-    return sum(where(hit, lax.broadcast_in_dim(weights, shape, (0,)), convert(0, weights.dtype)), axis=0)
+    """JAX's scatter-add of the weights (or ones) at the clipped values."""
+    from ._creation import zeros
+    from ._ufuncs import clip
+    weights = np.array(1, dtype=dtypes.canonicalize_dtype(np.int64)) if weights is None else weights
+    return zeros(length, dtypes.dtype(weights)).at[clip(x, 0)].add(weights, mode="drop")
 
 
 def histogram_bin_edges(a, bins=10, range=None, weights=None):

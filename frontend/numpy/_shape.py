@@ -173,13 +173,12 @@ def broadcast_shapes(*shapes):
 def broadcast_to(array, shape, *, out_sharding=None):
     """Broadcasts with NumPy's rules: one ``broadcast_in_dim`` (as ``jnp.broadcast_to``)."""
     array = ensure_arraylike("broadcast_to", array)
-    shape = (shape,) if not isinstance(shape, (tuple, list)) and np.ndim(shape) == 0 else tuple(shape)
-    shape = tuple(map(operator.index, shape))
+    shape = (shape,) if not isinstance(shape, tuple) and np.ndim(shape) == 0 else shape
     try:
-        return _broadcast_to(array, shape)
-    except ValueError:
-        raise ValueError(f"Incompatible shapes for broadcasting: {array.shape} and requested shape {shape}") \
-            from None
+        shape = tuple(map(operator.index, shape))
+    except TypeError:
+        raise TypeError(f"Shapes must be 1D sequences of concrete values of integer type, got {shape}.") from None
+    return _broadcast_to(array, shape)
 
 
 def broadcast_arrays(*args):
@@ -365,16 +364,16 @@ def _roll_static(a, shift, axis):
 
 
 def tile(A, reps):
-    A = as_operand(A)
-    reps = (reps,) if isinstance(reps, int) else tuple(reps)
-    nd = builtins.max(len(reps), A.ndim)
-    reps = (1,) * (nd - len(reps)) + reps
-    A = reshape(A, (1,) * (nd - A.ndim) + A.shape)
-    expanded = []
-    for r, d in zip(reps, A.shape):
-        expanded += [r, d]
-    bcast = lax.broadcast_in_dim(A, expanded, tuple(range(1, 2 * nd, 2)))
-    return lax.reshape(bcast, [r * d for r, d in zip(reps, A.shape)])
+    """``A`` repeated ``reps`` times along its (left-padded) axes: one ``tile`` (as ``jnp.tile``)."""
+    A = ensure_arraylike("tile", A)
+    try:
+        reps = tuple(map(operator.index, reps))
+    except TypeError:
+        reps = (operator.index(reps),)
+    reps = (1,) * (A.ndim - len(reps)) + reps
+    if len(reps) > A.ndim:
+        A = lax.expand_dims(A, tuple(range(len(reps) - A.ndim)))
+    return lax.tile(A, reps)
 
 
 def repeat(a, repeats, axis=None, *, total_repeat_length=None):
@@ -463,12 +462,7 @@ def _rollaxis(a, axis, start):
 
 def unstack(x, /, *, axis=0):
     """The slices of ``x`` along ``axis``, as a tuple."""
-    check_arraylike("unstack", x)
-    x = as_operand(x)
-    if x.ndim == 0:
-        raise ValueError("Unstack requires arrays with rank > 0, however a scalar array was passed.")
-    axis = canonicalize_axis(axis, x.ndim)
-    return tuple(lax.index_in_dim(x, i, axis, keepdims=False) for i in range(x.shape[axis]))
+    return lax.unstack(ensure_arraylike("unstack", x), axis=axis)
 
 
 def resize(a, new_shape):

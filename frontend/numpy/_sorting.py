@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from irax import dtypes, lax
+from irax.lax._scalars import as_operand
 
 from ._util import canonicalize_axis, check_arraylike, ensure_arraylike, staged_as, to_inexact_dtype
 
@@ -134,20 +135,24 @@ def _to_complex_dtype(dtype):
 
 
 def lexsort(keys, axis=-1):
-    """The indices that sort by every key, the last key the primary one."""
-    key_arrays = tuple(keys)
-    check_arraylike("lexsort", *key_arrays)
-    if len(key_arrays) == 0:
+    """The indices that sort by every key, the last key the primary one (an array of keys is unstacked inside
+    the jit, as in JAX)."""
+    stacked = hasattr(keys, "ndim") and not isinstance(keys, (tuple, list))
+    key_arrays = as_operand(keys) if stacked else tuple(keys)
+    check_arraylike("lexsort", *((key_arrays,) if stacked else key_arrays))
+    shapes = [tuple(key_arrays.shape[1:])] * key_arrays.shape[0] if stacked else [np.shape(k) for k in key_arrays]
+    if len(shapes) == 0:
         raise TypeError("need sequence of keys with len > 0 in lexsort")
-    if len({np.shape(key) for key in key_arrays}) > 1:
+    if len(set(shapes)) > 1:
         raise ValueError("all keys need to be the same shape")
-    if np.ndim(key_arrays[0]) == 0:
+    if len(shapes[0]) == 0:
         return lax.full((), 0, dtypes.default_int_dtype())
-    return _lexsort(tuple(ensure_arraylike("lexsort", k) for k in key_arrays), axis)
+    return _lexsort(key_arrays if stacked else tuple(ensure_arraylike("lexsort", k) for k in key_arrays), axis)
 
 
 @staged_as("lexsort", static_argnums=(1,))
-def _lexsort(key_arrays, axis):
+def _lexsort(keys, axis):
+    key_arrays = tuple(keys)
     axis = canonicalize_axis(axis, np.ndim(key_arrays[0]))
     iota = lax.broadcasted_iota(_index_dtype(key_arrays[0].shape[axis]), np.shape(key_arrays[0]), axis)
     return lax.sort((*key_arrays[::-1], iota), dimension=axis, num_keys=len(key_arrays))[-1]

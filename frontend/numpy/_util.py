@@ -62,6 +62,9 @@ _DTYPE_TO_INEXACT = {np.dtype(k): np.dtype(v) for k, v in [
     ("uint32", "float32"), ("int32", "float32"), ("uint64", "float64"), ("int64", "float64")]}
 
 
+_CANONICAL_INEXACT = {np.dtype(np.float32), np.dtype(np.complex64)}
+
+
 def to_inexact_dtype(dtype):
     """JAX's ``dtypes.to_inexact_dtype`` (irax's ``dtypes.to_inexact_dtype`` gives the default float for every
     integer, which differs under x64)."""
@@ -110,9 +113,16 @@ def _broadcast_to(arr, shape):
     shape = tuple(map(operator.index, shape))
     if tuple(arr.shape) == shape:
         return arr
+    if len(shape) < arr.ndim:
+        raise ValueError(f"Cannot broadcast to shape with fewer dimensions: arr_shape={tuple(arr.shape)} "
+                         f"shape={shape}")
     nlead = len(shape) - arr.ndim
-    if nlead < 0 or not all(d in (1, s) for d, s in zip(arr.shape, shape[nlead:])):
-        raise ValueError(f"Incompatible shapes for broadcasting: {tuple(arr.shape)} and requested shape {shape}")
+    if not all(d in (1, s) for d, s in zip(arr.shape, shape[nlead:])):
+        full = lambda dims: f"{arr.dtype.name}[{','.join(map(str, dims))}]"  # noqa: E731 (JAX's str of a type)
+        raise ValueError(f"Incompatible types for broadcasting: input type={full(arr.shape)} and requested "
+                         f"type={full(shape)}")
+    if any(d < 0 for d in shape):
+        raise TypeError(f"broadcast_in_dim shape must have every element be nonnegative, got {shape}.")
     return lax.broadcast_in_dim(arr, shape, tuple(range(nlead, len(shape))))
 
 
@@ -180,6 +190,8 @@ def promote_args_numeric(name, *args):
 def promote_args_inexact(name, *args):
     if len(args) == 1 and isinstance(args[0], (Array, Tracer)) and args[0].dtype.kind in "fcV":
         return list(args)
+    if len(args) == 1 and type(args[0]) is np.ndarray and args[0].dtype in _CANONICAL_INEXACT:
+        return [as_operand(args[0])]  # eager ufuncs on NumPy arrays: nothing to promote
     check_arraylike(name, *args)
     return promote_shapes(*promote_dtypes_inexact(*args))
 

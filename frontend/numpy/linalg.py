@@ -1,9 +1,5 @@
-"""``irax.numpy.linalg``: JAX's ``jax.numpy.linalg`` on the ``cholesky``, ``lu`` and ``triangular_solve``
-primitives, each function staged under JAX's name (``jit[name=solve]``) with JAX's structure.
-
-``solve`` differs from JAX's in one respect: JAX wraps its LU solve in ``custom_linear_solve`` (so that the
-derivative reuses the factorization); irax has no such primitive yet, so the derivative flows through ``lu``'s and
-``triangular_solve``'s own rules, with the same values.
+"""``irax.numpy.linalg``: JAX's ``jax.numpy.linalg`` on the ``cholesky``, ``lu``, ``triangular_solve``, ``eigh``,
+``svd`` and ``qr`` primitives, each function staged under JAX's name (``jit[name=solve]``) with JAX's structure.
 """
 from __future__ import annotations
 
@@ -17,6 +13,7 @@ from irax.custom_derivatives import custom_jvp
 from irax.lax import linalg as lax_linalg
 
 from ._creation import eye, ones, zeros_like
+from ._decompositions import EighResult, QRResult, SVDResult, eigh, eigvalsh, lstsq, matrix_rank, pinv, qr, svd, svdvals
 from ._linalg_ops import diagonal as _diagonal
 from ._linalg_ops import matmul, tensordot, vecdot
 from ._linalg_ops import outer as _outer
@@ -24,13 +21,14 @@ from ._linalg_ops import trace as _jnp_trace
 from ._reductions import any as _any
 from ._reductions import count_nonzero, cumprod, prod, sum as _sum
 from ._reductions import max as _amax, min as _amin
-from ._shape import broadcast_to, concatenate, matrix_transpose, tile
+from ._shape import broadcast_to, concatenate, expand_dims, matrix_transpose, moveaxis, tile
 from ._ufuncs import abs as _abs
 from ._ufuncs import conj, exp, isinf, isnan, log, logical_or, power, real, sqrt, where
 from ._util import canonicalize_axis, ensure_arraylike, promote_dtypes_inexact, staged_as
 
-__all__ = ["cholesky", "det", "diagonal", "inv", "matmul", "matrix_power", "matrix_transpose", "norm", "outer",
-           "slogdet", "solve", "tensordot", "trace", "vecdot", "vector_norm"]
+__all__ = ["EighResult", "QRResult", "SVDResult", "cholesky", "cond", "det", "diagonal", "eigh", "eigvalsh", "inv",
+           "lstsq", "matmul", "matrix_norm", "matrix_power", "matrix_rank", "matrix_transpose", "norm", "outer",
+           "pinv", "qr", "slogdet", "solve", "svd", "svdvals", "tensordot", "trace", "vecdot", "vector_norm"]
 
 
 def diagonal(x, /, *, offset=0):
@@ -87,52 +85,10 @@ def _batch_iotas(batch_shape):
     return tuple(lax.broadcasted_iota(np.int32, batch_shape, i).reshape(batch_shape + (1,)) for i in range(n))
 
 
-def lu_solve(lu, permutation, b, trans=0):
-    """JAX's ``lax.linalg._lu_solve``: solves ``a x = b`` (``trans`` 1: ``a^T x = b``, 2: ``a^H x = b``) from
-    ``lu(a)``, a ``b`` one dimension short of ``lu`` being a batch of vectors; batch dimensions broadcast."""
-    if lu.ndim < 2 or lu.shape[-1] != lu.shape[-2]:
-        raise ValueError(f"last two dimensions of LU decomposition must be equal, got shape {lu.shape}")
-    if b.ndim < 1:
-        raise ValueError(f"b matrix must have rank >= 1, got shape {b.shape}")
-    rhs_vector = lu.ndim == b.ndim + 1
-    if rhs_vector:
-        if b.shape[-1] != lu.shape[-1]:
-            raise ValueError("When LU decomposition matrix and b have the same number of dimensions, last axis of "
-                             f"LU decomposition matrix (shape {lu.shape}) and b array (shape {b.shape}) must match")
-        b = b[..., None]
-    elif b.shape[-2] != lu.shape[-1]:
-        raise ValueError("When LU decomposition matrix and b different numbers of dimensions, last axis of LU "
-                         f"decomposition matrix (shape {lu.shape}) and second to last axis of b array (shape "
-                         f"{b.shape}) must match")
-    batch = np.broadcast_shapes(lu.shape[:-2], permutation.shape[:-1], b.shape[:-2])
-    lu = broadcast_to(lu, batch + lu.shape[-2:])
-    permutation = broadcast_to(permutation, batch + permutation.shape[-1:])
-    x = broadcast_to(b, batch + b.shape[-2:])
-    if trans == 0:
-        x = _take_rows(x, permutation)
-        x = lax_linalg.triangular_solve(lu, x, left_side=True, lower=True, unit_diagonal=True)
-        x = lax_linalg.triangular_solve(lu, x, left_side=True, lower=False)
-    elif trans in (1, 2):
-        conj_a = trans == 2
-        x = lax_linalg.triangular_solve(lu, x, left_side=True, lower=False, transpose_a=True, conjugate_a=conj_a)
-        x = lax_linalg.triangular_solve(lu, x, left_side=True, lower=True, unit_diagonal=True, transpose_a=True,
-                                        conjugate_a=conj_a)
-        _, inverse = lax.sort_key_val(permutation, lax.broadcasted_iota(np.int32, permutation.shape,
-                                                                        permutation.ndim - 1))
-        x = _take_rows(x, inverse)
-    else:
-        raise ValueError(f"'trans' value must be 0, 1, or 2, got {trans}")
-    return x[..., 0] if rhs_vector else x
-
-
-def _solve(a, b):
-    lu, _, permutation = lax_linalg.lu(a)
-    return lu_solve(lu, permutation, b, 0)
-
-
 @staged_as("solve")
 def solve(a, b):
-    """``a x = b`` by LU with partial pivoting; ``b`` of shape ``[..., m]`` is a batch of vectors."""
+    """``a x = b`` by LU with partial pivoting, as a ``custom_linear_solve`` (so that derivatives reuse the
+    factorization); ``b`` of shape ``[m]`` is a vector, otherwise a batch of ``[m, n]`` matrices."""
     a, b = ensure_arraylike("jnp.linalg.solve", a, b)
     a, b = promote_dtypes_inexact(a, b)
     if a.ndim < 2:
@@ -141,14 +97,10 @@ def solve(a, b):
         raise ValueError(f"Invalid shapes for solve: {a.shape}, {b.shape}. Prior to JAX v0.5.0, this would have "
                          "been treated as a batched 1-dimensional solve. To recover this behavior, use "
                          "solve(a, b[..., None]).squeeze(-1).")
-    core = 1 if b.ndim == 1 else 2
-    if a.shape[-1] != a.shape[-2] or b.shape[b.ndim - core] != a.shape[-1]:
-        raise ValueError("The arguments to solve must have shapes a=[..., m, m] and b=[..., m, k] or b=[..., m]; "
-                         f"got a={a.shape} and b={b.shape}")
-    batch = np.broadcast_shapes(a.shape[:-2], b.shape[:b.ndim - core])
-    a = broadcast_to(a, batch + a.shape[-2:])
-    b = broadcast_to(b, batch + b.shape[b.ndim - core:])
-    return _solve(a, b)
+    from irax.lax._linalg_solve import solve as lax_solve
+    from ._vectorize import vectorize
+    signature = "(m,m),(m)->(m)" if b.ndim == 1 else "(m,m),(m,n)->(m,n)"
+    return vectorize(lax_solve, signature=signature)(a, b)
 
 
 @staged_as("inv")
@@ -193,7 +145,7 @@ def _trace(z):
 def _slogdet_jvp(primals, tangents):
     (x,), (g,) = primals, tangents
     sign, ans = slogdet(x)
-    ans_dot = _trace(_solve(x, g))
+    ans_dot = _trace(solve(x, g))
     if _iscomplex(x):
         sign_dot = (ans_dot - real(ans_dot).astype(ans_dot.dtype)) * sign
         ans_dot = real(ans_dot)
@@ -321,7 +273,8 @@ def matrix_power(a, n):
 
 @staged_as("norm", static_argnames=("ord", "axis", "keepdims"))
 def norm(x, ord=None, axis=None, keepdims=False):
-    """Vector norms (any ``ord``) and the matrix norms that need no SVD (None, 'fro', 1, -1, inf, -inf)."""
+    """Vector norms (any ``ord``) and matrix norms (None, 'fro', 1, -1, inf, -inf, and from the singular values 2,
+    -2, 'nuc')."""
     x = ensure_arraylike("jnp.linalg.norm", x)
     x, = promote_dtypes_inexact(x)
     ndim = x.ndim
@@ -356,7 +309,15 @@ def norm(x, ord=None, axis=None, keepdims=False):
             return _amax(summed, axis=row_axis, keepdims=keepdims, initial=0)
         return _amin(summed, axis=row_axis, keepdims=keepdims)
     if ord in ("nuc", 2, -2):
-        raise NotImplementedError(f"jnp.linalg.norm with ord={ord!r} needs an SVD, which irax does not have yet")
+        x = moveaxis(x, axis, (-2, -1))
+        s = svd(x, compute_uv=False)
+        if ord == 2:
+            y = _amax(s, axis=-1, initial=0)
+        elif ord == -2:
+            y = _amin(s, axis=-1)
+        else:
+            y = _sum(s, axis=-1)
+        return expand_dims(y, axis) if keepdims else y
     raise ValueError(f"Invalid order '{ord}' for matrix norm.")
 
 
@@ -384,3 +345,31 @@ def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
     ord_arr = np.array(ord, abs_x.dtype)
     ord_inv = np.array(1. / ord_arr, abs_x.dtype)
     return power(_sum(abs_x ** ord_arr, axis=axis, keepdims=keepdims), ord_inv)
+
+
+def matrix_norm(x, /, *, keepdims=False, ord="fro"):
+    """The ``ord``-norm of the matrices of ``x`` (its last two axes)."""
+    x = ensure_arraylike("jnp.linalg.matrix_norm", x)
+    return norm(x, ord=ord, keepdims=keepdims, axis=(-2, -1))
+
+
+@staged_as("cond", static_argnames=("p",))
+def cond(x, p=None):
+    """The condition number of each matrix in the ``p``-norm (2 and -2: the ratio of extreme singular values);
+    inf where NaN arises from a singular matrix without NaN entries."""
+    arr = ensure_arraylike("cond", x)
+    if arr.ndim < 2:
+        raise ValueError(f"jnp.linalg.cond: input array must be at least 2D; got {arr.shape=}")
+    if arr.shape[-1] == 0 or arr.shape[-2] == 0:
+        raise ValueError(f"jnp.linalg.cond: input array must not be empty; got {arr.shape=}")
+    if p is None or p == 2:
+        s = svdvals(x)
+        return s[..., 0] / s[..., -1]
+    if p == -2:
+        s = svdvals(x)
+        r = s[..., -1] / s[..., 0]
+    else:
+        if arr.shape[-2] != arr.shape[-1]:
+            raise ValueError(f"jnp.linalg.cond: for {p=}, array must be square; got {arr.shape=}")
+        r = norm(x, ord=p, axis=(-2, -1)) * norm(inv(x), ord=p, axis=(-2, -1))
+    return where(isnan(r) & ~_any(isnan(x), axis=(-2, -1)), np.inf, r)

@@ -1,5 +1,5 @@
 """``irax.scipy``: JAX's ``jax.scipy`` on irax."""
 from . import special, stats
-from . import linalg
+from . import linalg, sparse
 
-__all__ = ["linalg", "special", "stats"]
+__all__ = ["linalg", "sparse", "special", "stats"]

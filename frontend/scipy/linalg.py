@@ -1,5 +1,6 @@
-"""``irax.scipy.linalg``: JAX's ``jax.scipy.linalg`` factorizations and solves on the ``cholesky``, ``lu`` and
-``triangular_solve`` primitives, staged under JAX's names (``jit[name=_solve_triangular]``).
+"""``irax.scipy.linalg``: JAX's ``jax.scipy.linalg`` factorizations and solves on the ``cholesky``, ``lu``,
+``triangular_solve``, ``eigh``, ``svd`` and ``qr`` primitives, staged under JAX's names
+(``jit[name=_solve_triangular]``).
 
 JAX's ``lu_solve`` turns the pivots into a permutation with the ``lu_pivots_to_permutation`` primitive; here that
 is a ``fori_loop`` of swaps (the same permutation, a different jaxpr).
@@ -14,10 +15,12 @@ import irax
 from irax import lax
 from irax import numpy as jnp
 from irax.lax import linalg as lax_linalg
+from irax.lax._linalg_solve import _lu_solve
 from irax.numpy import linalg as jnp_linalg
 from irax.numpy._util import promote_dtypes_inexact, staged_as
 
-__all__ = ["cho_factor", "cho_solve", "cholesky", "expm", "lu", "lu_factor", "lu_solve", "solve_triangular"]
+__all__ = ["cho_factor", "cho_solve", "cholesky", "eigh", "expm", "lu", "lu_factor", "lu_solve", "qr",
+           "solve_triangular", "svd"]
 
 
 def _batched_1d(name, a, b):
@@ -138,7 +141,7 @@ def lu_solve(lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True):
     lu_, b = promote_dtypes_inexact(jnp.asarray(lu_), jnp.asarray(b))
     perm = lu_pivots_to_permutation(jnp.asarray(pivots), lu_.shape[-2])
     vector = _batched_1d("lu_solve", lu_, b)
-    return _vectorized(lambda l, x: jnp_linalg.lu_solve(l, perm, x, trans), lu_, b, vector)
+    return _vectorized(lambda l, x: _lu_solve(l, perm, x, trans), lu_, b, vector)
 
 
 @staged_as("_lu", static_argnums=(1,))
@@ -243,3 +246,54 @@ def expm(A, *, upper_triangular=False, max_squarings=16):
     flat = a.reshape((-1,) + a.shape[-2:])
     out = irax.vmap(lambda m: _expm_matrix(m, upper_triangular, max_squarings))(flat)
     return out.reshape(a.shape)
+
+
+@staged_as("_eigh", static_argnames=("lower", "eigvals_only", "eigvals", "type"))
+def _eigh(a, b, lower, eigvals_only, eigvals, type):
+    if b is not None:
+        raise NotImplementedError("Only the b=None case of eigh is implemented")
+    if type != 1:
+        raise NotImplementedError("Only the type=1 case of eigh is implemented.")
+    if eigvals is not None:
+        raise NotImplementedError("Only the eigvals=None case of eigh is implemented.")
+    a, = promote_dtypes_inexact(jnp.asarray(a))
+    v, w = lax_linalg.eigh(a, lower=lower)
+    return w if eigvals_only else (w, v)
+
+
+def eigh(a, b=None, lower=True, eigvals_only=False, overwrite_a=False, overwrite_b=False, turbo=True, eigvals=None,
+         type=1, check_finite=True):
+    """Eigenvalues (ascending) and eigenvectors of symmetric matrices (the standard problem only: ``b`` None)."""
+    del overwrite_a, overwrite_b, turbo, check_finite
+    return _eigh(a, b, lower, eigvals_only, eigvals, type)
+
+
+@staged_as("_svd", static_argnames=("full_matrices", "compute_uv"))
+def _svd(a, *, full_matrices, compute_uv):
+    a, = promote_dtypes_inexact(jnp.asarray(a))
+    return lax_linalg.svd(a, full_matrices=full_matrices, compute_uv=compute_uv)
+
+
+def svd(a, full_matrices=True, compute_uv=True, overwrite_a=False, check_finite=True, lapack_driver="gesdd"):
+    """``(u, s, vh)`` with ``s`` descending, or ``s`` alone unless ``compute_uv``."""
+    del overwrite_a, check_finite, lapack_driver
+    return _svd(a, full_matrices=full_matrices, compute_uv=compute_uv)
+
+
+@staged_as("_qr", static_argnames=("mode", "pivoting"))
+def _qr(a, mode, pivoting):
+    if mode in ("full", "r"):
+        full_matrices = True
+    elif mode == "economic":
+        full_matrices = False
+    else:
+        raise ValueError(f"Unsupported QR decomposition mode '{mode}'")
+    a, = promote_dtypes_inexact(jnp.asarray(a))
+    q, r = lax_linalg.qr(a, pivoting=pivoting, full_matrices=full_matrices)
+    return (r,) if mode == "r" else (q, r)
+
+
+def qr(a, overwrite_a=False, lwork=None, mode="full", pivoting=False, check_finite=True):
+    """``(q, r)`` with ``a = q r`` (``mode``: 'full', 'economic', or 'r' for ``(r,)``)."""
+    del overwrite_a, lwork, check_finite
+    return _qr(a, mode, pivoting)

@@ -1,0 +1,224 @@
+"""NumPy rules of ``eigh``, ``svd`` and ``qr``: the same Jacobi sweeps and Householder steps the StableHLO lowerings
+run (``passes/lower_decompositions.py``), so that eager and jitted results agree to rounding, written with NumPy
+alone.
+
+``eigh`` is cyclic Jacobi in the parallel (round-robin) ordering: each step rotates n/2 disjoint index pairs at once
+with one rotation matrix ``J`` (``A <- J^T A J``), a sweep is n - 1 steps, and sweeps repeat until every
+off-diagonal entry is below ``eps * |A|_F`` (or a sweep cap). ``svd`` is one-sided (Hestenes) Jacobi with the same
+rotations computed from the Gram matrix ``A^T A`` and applied to the columns of ``A``; its left singular vectors are
+completed to an orthonormal basis by a Householder QR. ``qr`` is LAPACK's ``geqrf`` (same reflector signs) with the
+reflectors accumulated into ``Q``. Real floating-point matrices only; half precision is computed in float32.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .numpy_linalg import _stack
+from .numpy_rules import RULES
+
+MAX_SWEEPS = 30
+
+
+def round_robin(n):
+    """The partner of each index in each of the n - 1 steps of a round-robin tournament (n even): every pair
+    meets exactly once per sweep, and the pairs of one step are disjoint."""
+    players = list(range(n))
+    partners = np.zeros((max(n - 1, 1), n), np.int32)
+    for step in range(n - 1):
+        for i in range(n // 2):
+            a, b = players[i], players[n - 1 - i]
+            partners[step, a], partners[step, b] = b, a
+        players = [players[0], players[-1]] + players[1:-1]
+    return partners
+
+
+def pair_masks(n):
+    """Per step, the partner matrix (``M[i, j]``: j is i's partner) and whether i is the lower index of its pair."""
+    partners = round_robin(n)
+    masks = partners[:, :, None] == np.arange(n)[None, None, :]
+    return masks, partners > np.arange(n)[None, :]
+
+
+def rotation(diag, off, mask, low, rotate):
+    """The rotation ``J`` zeroing the (p, q) entries of a symmetric matrix with diagonal ``diag`` and pair entries
+    ``off`` (Golub and Van Loan's ``sym.schur2``): ``J[p, p] = J[q, q] = c``, ``J[p, q] = s``, ``J[q, p] = -s``;
+    identity for pairs where ``rotate`` is False."""
+    one, zero = np.ones((), diag.dtype), np.zeros((), diag.dtype)
+    other = _pair_entries(diag[:, None, :], mask)
+    dp, dq = np.where(low, diag, other), np.where(low, other, diag)
+    tau = (dq - dp) / (2 * np.where(rotate, off, one))
+    t = np.where(tau >= 0, one, -one) / (np.abs(tau) + np.sqrt(1 + tau * tau))
+    t = np.where(rotate, t, zero)
+    c = 1 / np.sqrt(1 + t * t)
+    s = np.where(low, t * c, -(t * c))
+    eye = np.eye(diag.shape[-1], dtype=bool)
+    return np.where(eye, c[:, None, :], zero) + np.where(mask, s[:, :, None], zero)
+
+
+def _pad_even(a):
+    """``a`` with a zero row and column appended when its order is odd: the extra index pairs with no rotation."""
+    n = a.shape[-1]
+    return np.pad(a, ((0, 0), (0, n % 2), (0, n % 2))) if n % 2 else a
+
+
+def _pair_entries(a, mask):
+    return np.sum(np.where(mask, a, np.zeros((), a.dtype)), axis=-1)
+
+
+def jacobi_eigh(a):
+    """Eigenvalues (unsorted) and eigenvectors of a stack of symmetric matrices ``a`` (batch, n, n)."""
+    n = a.shape[-1]
+    a = _pad_even(a)
+    size = a.shape[-1]
+    masks, lows = pair_masks(size)
+    tol = np.finfo(a.dtype).eps * np.sqrt(np.sum(a * a, axis=(1, 2)))
+    v = np.broadcast_to(np.eye(size, dtype=a.dtype), a.shape).copy()
+    off_diagonal = ~np.eye(size, dtype=bool)
+    sweep = 0
+    while sweep < MAX_SWEEPS and np.any(np.max(np.where(off_diagonal, np.abs(a), 0), axis=(1, 2), initial=0) > tol):
+        for mask, low in zip(masks, lows):
+            off = _pair_entries(a, mask)
+            rotate = np.abs(off) > tol[:, None]
+            j = rotation(np.diagonal(a, axis1=1, axis2=2), off, mask, low, rotate)
+            a = np.swapaxes(j, 1, 2) @ a @ j
+            a = np.where(mask & rotate[:, :, None], np.zeros((), a.dtype), (a + np.swapaxes(a, 1, 2)) / 2)
+            v = v @ j
+        sweep += 1
+    return np.diagonal(a, axis1=1, axis2=2)[:, :n], v[:, :n, :n]
+
+
+def sort_columns(w, vectors, descending=False):
+    """``w`` sorted (stable) with the columns of each ``vectors`` matrix, by a permutation matrix built from the
+    ranks (as the lowering does, so that the columns move exactly)."""
+    key = -w if descending else w
+    idx = np.arange(w.shape[-1])
+    ties = (key[:, None, :] == key[:, :, None]) & (idx[None, :] < idx[:, None])
+    before = (key[:, None, :] < key[:, :, None]) | ties
+    perm = np.sum(before, axis=-1)[:, :, None] == idx[None, None, :]
+    sorted_w = np.sum(np.where(perm, w[:, :, None], np.zeros((), w.dtype)), axis=1)
+    return [sorted_w] + [m @ perm.astype(w.dtype) for m in vectors]
+
+
+def poison_nan(a, outs):
+    """Each of ``outs`` (stacks) all NaN for the matrices of ``a`` holding a NaN or an infinity: the sweeps would
+    take them for converged, and LAPACK's answer there is NaN too."""
+    bad = ~np.all(np.abs(a) < np.inf, axis=(1, 2))
+    return [np.where(bad.reshape((-1,) + (1,) * (o.ndim - 1)), np.array(np.nan, o.dtype), o) for o in outs]
+
+
+def eigh(x, *, lower, sort_eigenvalues, subset_by_index, algorithm):
+    """Reads the ``lower`` (else upper) triangle, mirrored, as LAPACK's syevd does."""
+    del sort_eigenvalues, algorithm
+    a = _stack(x)
+    n = a.shape[-1]
+    tri = np.tri(n, dtype=bool) if lower else np.tri(n, dtype=bool).T
+    a = np.where(tri, a, np.swapaxes(a, 1, 2))
+    w, v = jacobi_eigh(a)
+    w, v = poison_nan(a, sort_columns(w, [v]))
+    lo, hi = subset_by_index or (0, n)
+    shape = np.shape(x)
+    dtype = np.asarray(x).dtype
+    return [v[:, :, lo:hi].reshape(shape[:-1] + (hi - lo,)).astype(dtype),
+            w[:, lo:hi].reshape(shape[:-2] + (hi - lo,)).astype(dtype)]
+
+
+def householder_qr(a, columns):
+    """LAPACK's ``geqrf`` on a stack ``a`` (batch, m, n) with R kept explicit (zeros below the diagonal), and the
+    product of its reflectors: ``(q, r)`` with ``q`` (batch, m, columns)."""
+    batch, m, n = a.shape
+    one, zero = np.ones((), a.dtype), np.zeros((), a.dtype)
+    q = np.broadcast_to(np.eye(m, dtype=a.dtype), (batch, m, m)).copy()
+    rows = np.arange(m)
+    for k in range(min(m - 1, n)):
+        x = np.where(rows >= k, a[:, :, k], zero)
+        alpha = a[:, k, k]
+        tail = np.sqrt(np.sum(np.where(rows > k, x * x, zero), axis=-1))
+        reflect = tail != 0
+        beta = np.where(alpha >= 0, -one, one) * np.sqrt(alpha * alpha + tail * tail)
+        beta = np.where(reflect, beta, alpha)
+        tau = np.where(reflect, (beta - alpha) / np.where(reflect, beta, one), zero)
+        scale = 1 / np.where(reflect, alpha - beta, one)
+        v = np.where(rows > k, x * scale[:, None], np.where(rows == k, one, zero))
+        a = a - tau[:, None, None] * v[:, :, None] * (v[:, None, :] @ a)
+        a[:, :, k] = np.where(rows == k, beta[:, None], np.where(rows < k, a[:, :, k], zero))
+        q = q - tau[:, None, None] * (q @ v[:, :, None]) * v[:, None, :]
+    return q[:, :, :columns], a
+
+
+def qr(x, *, pivoting, full_matrices, use_magma):
+    del pivoting, use_magma
+    a = _stack(x)
+    _, m, n = a.shape
+    k = m if full_matrices else min(m, n)
+    q, r = householder_qr(a, k)
+    shape = np.shape(x)
+    dtype = np.asarray(x).dtype
+    return [q.reshape(shape[:-2] + (m, k)).astype(dtype), r[:, :k, :].reshape(shape[:-2] + (k, n)).astype(dtype)]
+
+
+def one_sided_jacobi(a):
+    """Columns of ``a`` (batch, m, n) made orthogonal by rotations (``a <- a J``), and the product ``V`` of the
+    rotations: ``a = (a J) J^T`` with ``a J`` having orthogonal columns."""
+    n = a.shape[-1]
+    a = np.pad(a, ((0, 0), (0, 0), (0, n % 2)))
+    size = a.shape[-1]
+    masks, lows = pair_masks(size)
+    eps = np.finfo(a.dtype).eps
+    v = np.broadcast_to(np.eye(size, dtype=a.dtype), (a.shape[0], size, size)).copy()
+    sweep = 0
+    while sweep < MAX_SWEEPS and not _orthogonal(a, eps):
+        for mask, low in zip(masks, lows):
+            gram = np.swapaxes(a, 1, 2) @ a
+            diag = np.diagonal(gram, axis1=1, axis2=2)
+            off = _pair_entries(gram, mask)
+            other = _pair_entries(diag[:, None, :], mask)
+            rotate = np.abs(off) > eps * np.sqrt(diag * other)
+            j = rotation(diag, off, mask, low, rotate)
+            a = a @ j
+            v = v @ j
+        sweep += 1
+    return a[:, :, :n], v[:, :n, :n]
+
+
+def _orthogonal(a, eps):
+    gram = np.swapaxes(a, 1, 2) @ a
+    diag = np.diagonal(gram, axis1=1, axis2=2)
+    bound = eps * np.sqrt(diag[:, :, None] * diag[:, None, :])
+    off_diagonal = ~np.eye(a.shape[-1], dtype=bool)
+    return not np.any(off_diagonal & (np.abs(gram) > bound))
+
+
+def svd(x, *, full_matrices, compute_uv, subset_by_index, algorithm):
+    del algorithm
+    a = _stack(x)
+    batch, m, n = a.shape
+    wide = m < n
+    if wide:
+        a = np.swapaxes(a, 1, 2)
+        m, n = n, m
+    cols, v = one_sided_jacobi(a)
+    s = np.sqrt(np.sum(cols * cols, axis=1))
+    s, cols, v = poison_nan(a, sort_columns(s, [cols, v], descending=True))
+    lo, hi = subset_by_index or (0, n)
+    shape, dtype = np.shape(x), np.asarray(x).dtype
+    s_out = s[:, lo:hi].reshape(shape[:-2] + (hi - lo,)).astype(dtype)
+    if not compute_uv:
+        return [s_out]
+    one, zero = np.ones((), s.dtype), np.zeros((), s.dtype)
+    u = np.where(s[:, None, :] > 0, cols / np.where(s > 0, s, one)[:, None, :], zero)
+    q, r = householder_qr(u, m if full_matrices else n)
+    signs = np.where(np.diagonal(r, axis1=1, axis2=2) < 0, -one, one)
+    u = q * np.pad(signs, ((0, 0), (0, q.shape[-1] - n)), constant_values=1)[:, None, :]
+    u, = poison_nan(a, [u])
+    if not full_matrices:
+        u, v = u[:, :, lo:hi], v[:, :, lo:hi]
+    vt = np.swapaxes(v, 1, 2)
+    if wide:
+        u, vt = vt.swapaxes(1, 2), u.swapaxes(1, 2)
+    return [s_out, u.reshape(shape[:-2] + u.shape[1:]).astype(dtype),
+            vt.reshape(shape[:-2] + vt.shape[1:]).astype(dtype)]
+
+
+RULES["eigh"] = eigh
+RULES["qr"] = qr
+RULES["svd"] = svd

@@ -1,0 +1,401 @@
+"""StableHLO lowerings of ``eigh``, ``svd`` and ``qr``: Jacobi sweeps and Householder steps in ``stablehlo.while``
+loops over a stack of matrices, as ``backends/numpy_decompositions.py`` runs them step for step.
+
+JAX's CPU lowerings are LAPACK custom calls (``syevd``, ``gesdd``, ``geqrf``), which IREE does not have. Each
+Jacobi step rotates n/2 disjoint index pairs at once (the round-robin tables are constants, one slice per step),
+as one rotation matrix and two ``dot_general``s; the sweeps repeat in an outer ``while`` until the matrix is
+diagonal (its columns orthogonal) to working precision or ``MAX_SWEEPS`` ran. Eigenvalues and singular values are
+sorted by a permutation matrix built from their ranks, so the vectors move exactly.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from irax.backends.numpy_decompositions import MAX_SWEEPS, pair_masks
+from irax.ir.dialect import tensor_type
+from irax.ir.mlir import ir
+from irax.ir.params import dense_attr
+
+from .lower_linalg import _I32, _Emit, _as_stack, _dtype, _from_stack, _shape
+from .to_stablehlo import lowering
+
+
+class _Linalg(_Emit):
+    """``_Emit`` with the masked reductions, products and loops the decompositions share."""
+
+    def array(self, values):
+        values = np.asarray(values)
+        t = tensor_type(values.shape, values.dtype)
+        return ir.Operation.create("stablehlo.constant", results=[t], attributes={
+            "value": dense_attr(values, t)}, loc=self.loc, ip=self.ip).result
+
+    def child(self, ip):
+        return _Linalg(self.loc, ip)
+
+    def zeros_like(self, x):
+        return self.const(0, _dtype(x), _shape(x))
+
+    def where(self, pred, x, y):
+        """``select`` with a scalar-valued branch given as a Python number."""
+        like = x if not isinstance(x, (int, float)) else y
+        x = self.const(x, _dtype(like), _shape(like)) if isinstance(x, (int, float)) else x
+        y = self.const(y, _dtype(like), _shape(like)) if isinstance(y, (int, float)) else y
+        return self.select(pred, x, y)
+
+    def masked_sum(self, mask, x, dim):
+        return self.reduce(self.where(mask, x, 0), dim, "stablehlo.add", 0)
+
+    def matmul(self, x, y, transpose_x=False):
+        out = (_shape(x)[0], _shape(x)[2] if transpose_x else _shape(x)[1], _shape(y)[2])
+        return self.dot(x, y, (1 if transpose_x else 2, 1), out)
+
+    def slice_static(self, x, limits):
+        return self.window(x, [0] * len(limits), limits)
+
+    def window(self, x, starts, limits):
+        sizes = [hi - lo for lo, hi in zip(starts, limits)]
+        return self.op("stablehlo.slice", [x], sizes, _dtype(x), start_indices=list(starts),
+                       limit_indices=list(limits), strides=[1] * len(limits)).result
+
+    def pad(self, x, high, value=0):
+        shape = [d + h for d, h in zip(_shape(x), high)]
+        return self.op("stablehlo.pad", [x, self.const(value, _dtype(x))], shape, _dtype(x),
+                       edge_padding_low=[0] * len(high), edge_padding_high=list(high),
+                       interior_padding=[0] * len(high)).result
+
+    def sqrt(self, x):
+        return self.same("stablehlo.sqrt", x)
+
+    def abs(self, x):
+        return self.same("stablehlo.abs", x)
+
+    def neg(self, x):
+        return self.same("stablehlo.negate", x)
+
+    def any(self, x, dims):
+        for d in sorted(dims, reverse=True):
+            x = self.reduce(x, d, "stablehlo.or", False)
+        return x
+
+    def diagonal(self, x):
+        shape = _shape(x)
+        return self.masked_sum(self.cmp(self.iota(shape, 1), self.iota(shape, 2), "EQ"), x, 2)
+
+    def poison_nan(self, a, outs):
+        """As ``numpy_decompositions.poison_nan``: all NaN for the matrices of ``a`` not all finite."""
+        finite = self.cmp(self.abs(a), self.const(np.inf, _dtype(a), _shape(a)), "LT")
+        bad = self.any(self.same("stablehlo.not", finite), (1, 2))
+        return [self.select(self.bcast(bad, _shape(o), (0,)), self.const(np.nan, _dtype(o), _shape(o)), o)
+                for o in outs]
+
+    def eye(self, batch, n, dtype):
+        shape = (batch, n, n)
+        return self.where(self.cmp(self.iota(shape, 1), self.iota(shape, 2), "EQ"), self.const(1, dtype, shape), 0)
+
+    def while_(self, state, cond, body):
+        """``cond(emit, state) -> i1`` and ``body(emit, state) -> state`` as one ``stablehlo.while``."""
+        types = [v.type for v in state]
+        op = ir.Operation.create("stablehlo.while", results=types, operands=list(state), regions=2, loc=self.loc,
+                                 ip=self.ip)
+        with self.loc:
+            cond_block = op.regions[0].blocks.append(*types)
+            body_block = op.regions[1].blocks.append(*types)
+        inner = self.child(ir.InsertionPoint(cond_block))
+        ir.Operation.create("stablehlo.return", results=[], operands=[cond(inner, list(cond_block.arguments))],
+                            loc=self.loc, ip=inner.ip)
+        inner = self.child(ir.InsertionPoint(body_block))
+        ir.Operation.create("stablehlo.return", results=[], operands=list(body(inner, list(body_block.arguments))),
+                            loc=self.loc, ip=inner.ip)
+        return list(op.results)
+
+    def fori(self, n, state, body):
+        def step(s, k, carry):
+            return body(self.child(s.ip), k, carry)
+        return _Emit.fori(self, n, state, step)
+
+
+def _linalg(ctx):
+    return _Linalg(ctx.loc, ctx.ip)
+
+
+# --- Jacobi rotations --------------------------------------------------------------------------------------------
+
+class _Pairs:
+    """The round-robin pair tables of one order (even), as constants sliced per step."""
+
+    def __init__(self, e, size, batch, dtype):
+        masks, lows = pair_masks(size)
+        self.size, self.steps, self.batch, self.dtype = size, masks.shape[0], batch, dtype
+        self.masks, self.lows = e.array(masks.astype(np.int32)), e.array(lows.astype(np.int32))
+
+    def at(self, s, k):
+        """Step ``k``'s partner mask (batch, n, n) and lower-index flags (batch, n), as booleans."""
+        zero = s.const(0, _I32)
+        shape = (self.batch, self.size, self.size)
+        mask = s.bcast(s.slice(self.masks, [k, zero, zero], [None, self.size, self.size]), shape, (1, 2))
+        low = s.bcast(s.slice(self.lows, [k, zero], [None, self.size]), shape[:2], (1,))
+        return (s.cmp(mask, s.zeros_like(mask), "NE"), s.cmp(low, s.zeros_like(low), "NE"))
+
+    def rotation(self, s, diag, off, mask, low, rotate):
+        """As ``numpy_decompositions.rotation``."""
+        shape = _shape(mask)
+        other = s.masked_sum(mask, s.bcast(diag, shape, (0, 2)), 2)
+        dp, dq = s.select(low, diag, other), s.select(low, other, diag)
+        tau = s.div(s.sub(dq, dp), s.mul(s.const(2, self.dtype, _shape(off)), s.where(rotate, off, 1)))
+        one = s.const(1, self.dtype, _shape(tau))
+        sign = s.where(s.cmp(tau, s.zeros_like(tau), "GE"), one, -1)
+        t = s.div(sign, s.add(s.abs(tau), s.sqrt(s.add(one, s.mul(tau, tau)))))
+        t = s.where(rotate, t, 0)
+        c = s.div(one, s.sqrt(s.add(one, s.mul(t, t))))
+        tc = s.mul(t, c)
+        sin = s.select(low, tc, s.neg(tc))
+        eye = s.cmp(s.iota(shape, 1), s.iota(shape, 2), "EQ")
+        return s.add(s.where(eye, s.bcast(c, shape, (0, 2)), 0), s.where(mask, s.bcast(sin, shape, (0, 1)), 0))
+
+
+def _sweeps(e, state, converged, step, pairs):
+    """Sweeps of ``pairs.steps`` Jacobi steps until ``converged(emit, state)`` or ``MAX_SWEEPS``. The test runs
+    at the end of each sweep, its flag carried: IREE 3.13 fails to compile a ``dot_general`` in a ``while``'s
+    condition region ("'stream.async.dispatch' op : streamable op expected to be in an execution region")."""
+    def cond(s, carry):
+        sweep, done, *_ = carry
+        more = s.cmp(sweep, s.const(MAX_SWEEPS, _I32), "LT")
+        return s.same("stablehlo.and", more, s.same("stablehlo.not", done))
+
+    def body(s, carry):
+        sweep, _, *rest = carry
+        rest = s.fori(pairs.steps, rest, lambda t, k, st: step(t, *pairs.at(t, k), st))
+        return [s.add(sweep, s.const(1, _I32)), converged(s, rest)] + rest
+
+    state = e.barrier(*state)
+    return e.while_([e.const(0, _I32), converged(e, state)] + list(state), cond, body)[2:]
+
+
+def _off_diagonal_max(s, a):
+    shape = _shape(a)
+    off = s.cmp(s.iota(shape, 1), s.iota(shape, 2), "NE")
+    mags = s.where(off, s.abs(a), 0)
+    return s.reduce(s.reduce(mags, 2, "stablehlo.maximum", -np.inf), 1, "stablehlo.maximum", -np.inf)
+
+
+def _jacobi_eigh(e, a):
+    """As ``numpy_decompositions.jacobi_eigh``: unsorted eigenvalues and the eigenvectors of a stack."""
+    batch, n, _ = _shape(a)
+    dtype = _dtype(a)
+    size = n + n % 2
+    a = e.pad(a, (0, n % 2, n % 2)) if n % 2 else a
+    shape = (batch, size, size)
+    tol = e.mul(e.const(np.finfo(dtype).eps, dtype, (batch,)),
+                e.sqrt(e.reduce(e.reduce(e.mul(a, a), 2, "stablehlo.add", 0), 1, "stablehlo.add", 0)))
+    (tol,) = e.barrier(tol)
+    pairs = _Pairs(e, size, batch, dtype)
+
+    def converged(s, state):
+        return s.same("stablehlo.not", s.any(s.cmp(_off_diagonal_max(s, state[0]), tol, "GT"), (0,)))
+
+    def step(s, mask, low, state):
+        a, v = state
+        off = s.masked_sum(mask, a, 2)
+        rotate = s.cmp(s.abs(off), s.bcast(tol, (batch, size), (0,)), "GT")
+        j = pairs.rotation(s, s.diagonal(a), off, mask, low, rotate)
+        a = s.matmul(s.matmul(j, a, transpose_x=True), j)
+        a = s.div(s.add(a, s.transpose_last(a)), s.const(2, dtype, shape))
+        a = s.where(s.same("stablehlo.and", mask, s.bcast(rotate, shape, (0, 1))), 0, a)
+        return [a, s.matmul(v, j)]
+
+    a, v = _sweeps(e, [a, e.eye(batch, size, dtype)], converged, step, pairs)
+    return e.slice_static(e.diagonal(a), (batch, n)), e.slice_static(v, (batch, n, n))
+
+
+def _sort_columns(e, w, vectors, descending=False):
+    """As ``numpy_decompositions.sort_columns``."""
+    batch, n = _shape(w)
+    key = e.neg(w) if descending else w
+    shape = (batch, n, n)
+    ki, kj = e.bcast(key, shape, (0, 1)), e.bcast(key, shape, (0, 2))
+    ii, jj = e.iota(shape, 1), e.iota(shape, 2)
+    before = e.same("stablehlo.or", e.cmp(kj, ki, "LT"),
+                    e.same("stablehlo.and", e.cmp(kj, ki, "EQ"), e.cmp(jj, ii, "LT")))
+    rank = e.reduce(e.where(before, e.const(1, _I32, shape), 0), 2, "stablehlo.add", 0)
+    perm = e.cmp(e.bcast(rank, shape, (0, 1)), jj, "EQ")
+    sorted_w = e.masked_sum(perm, e.bcast(w, shape, (0, 1)), 1)
+    permf = e.where(perm, e.const(1, _dtype(w), shape), 0)
+    return [sorted_w] + [e.matmul(m, permf) for m in vectors]
+
+
+def _read_triangle(e, a, lower):
+    shape = _shape(a)
+    tri = e.cmp(e.iota(shape, 1), e.iota(shape, 2), "GE" if lower else "LE")
+    return e.select(tri, a, e.transpose_last(a))
+
+
+@lowering("eigh")
+def _eigh(ctx, x, *, lower, sort_eigenvalues, subset_by_index, algorithm):
+    v_aval, w_aval = ctx.result_avals
+    e = _linalg(ctx)
+    n = _shape(x)[-1]
+    if v_aval.size == 0 or n == 0:
+        return [e.const(0, v_aval.dtype, v_aval.shape), e.const(0, w_aval.dtype, w_aval.shape)]
+    a = _read_triangle(e, _as_stack(e, x), lower)
+    w, v = _jacobi_eigh(e, a)
+    w, v = e.poison_nan(a, _sort_columns(e, w, [v]))
+    lo, hi = subset_by_index or (0, n)
+    batch = _shape(a)[0]
+    return [_from_stack(e, e.window(v, (0, 0, lo), (batch, n, hi)), v_aval),
+            _from_stack(e, e.window(w, (0, lo), (batch, hi)), w_aval)]
+
+
+# --- Householder QR ----------------------------------------------------------------------------------------------
+
+def _householder_qr(e, a):
+    """As ``numpy_decompositions.householder_qr``: the full ``q`` (batch, m, m) and ``r`` (batch, m, n)."""
+    batch, m, n = _shape(a)
+    dtype = _dtype(a)
+    zero_i = e.const(0, _I32)
+
+    def step(s, k, state):
+        a, q = state
+        rows, kk = s.iota((batch, m), 1), s.at(k, (batch, m))
+        x = s.where(s.cmp(rows, kk, "GE"), s.slice(a, [zero_i, zero_i, k], [batch, m, None]), 0)
+        alpha = s.slice(a, [zero_i, k, k], [batch, None, None])
+        tail = s.sqrt(s.masked_sum(s.cmp(rows, kk, "GT"), s.mul(x, x), 1))
+        reflect = s.cmp(tail, s.zeros_like(tail), "NE")
+        one = s.const(1, dtype, (batch,))
+        beta = s.mul(s.where(s.cmp(alpha, s.zeros_like(alpha), "GE"), s.neg(one), one),
+                     s.sqrt(s.add(s.mul(alpha, alpha), s.mul(tail, tail))))
+        beta = s.select(reflect, beta, alpha)
+        tau = s.where(reflect, s.div(s.sub(beta, alpha), s.select(reflect, beta, one)), 0)
+        scale = s.div(one, s.select(reflect, s.sub(alpha, beta), one))
+        v = s.select(s.cmp(rows, kk, "GT"), s.mul(x, s.bcast(scale, (batch, m), (0,))),
+                     s.where(s.cmp(rows, kk, "EQ"), s.const(1, dtype, (batch, m)), 0))
+        row = s.reshape(v, (batch, 1, m))
+        col = s.reshape(v, (batch, m, 1))
+        tau_v = s.mul(s.bcast(tau, (batch, m, n), (0,)), s.bcast(v, (batch, m, n), (0, 1)))
+        a = s.sub(a, s.mul(tau_v, s.bcast(s.reshape(s.matmul(row, a), (batch, n)), (batch, m, n), (0, 2))))
+        column = s.slice(a, [zero_i, zero_i, k], [batch, m, None])
+        column = s.select(s.cmp(rows, kk, "EQ"), s.bcast(beta, (batch, m), (0,)),
+                          s.where(s.cmp(rows, kk, "LT"), column, 0))
+        a = s.update(a, s.reshape(column, (batch, m, 1)), [zero_i, zero_i, k])
+        qv = s.bcast(s.reshape(s.matmul(q, col), (batch, m)), (batch, m, m), (0, 1))
+        tau_qv = s.mul(s.bcast(tau, (batch, m, m), (0,)), qv)
+        q = s.sub(q, s.mul(tau_qv, s.bcast(v, (batch, m, m), (0, 2))))
+        return [a, q]
+
+    steps = min(m - 1, n)
+    q = e.eye(batch, m, dtype)
+    if steps <= 0:
+        return q, a
+    a, q = e.fori(steps, [a, q], step)
+    return q, a
+
+
+@lowering("qr")
+def _qr(ctx, x, *, pivoting, full_matrices, use_magma):
+    q_aval, r_aval = ctx.result_avals
+    e = _linalg(ctx)
+    m, n = _shape(x)[-2:]
+    k = q_aval.shape[-1]
+    if m == 0 or n == 0 or q_aval.size == 0:
+        nb = q_aval.ndim - 2
+        eye = e.cmp(e.iota(q_aval.shape, nb), e.iota(q_aval.shape, nb + 1), "EQ")
+        q = e.where(eye, e.const(1, q_aval.dtype, q_aval.shape), 0)
+        return [q, e.const(0, r_aval.dtype, r_aval.shape)]
+    a = _as_stack(e, x)
+    batch = _shape(a)[0]
+    q, r = _householder_qr(e, a)
+    return [_from_stack(e, e.slice_static(q, (batch, m, k)), q_aval),
+            _from_stack(e, e.slice_static(r, (batch, k, n)), r_aval)]
+
+
+# --- one-sided Jacobi SVD ----------------------------------------------------------------------------------------
+
+def _one_sided_jacobi(e, a):
+    """As ``numpy_decompositions.one_sided_jacobi``: ``a J`` (orthogonal columns) and ``V = J``."""
+    batch, m, n = _shape(a)
+    dtype = _dtype(a)
+    size = n + n % 2
+    a = e.pad(a, (0, 0, n % 2)) if n % 2 else a
+    pairs = _Pairs(e, size, batch, dtype)
+    eps = np.finfo(dtype).eps
+    shape = (batch, size, size)
+
+    def converged(s, state):
+        gram = s.matmul(state[0], state[0], transpose_x=True)
+        diag = s.diagonal(gram)
+        bound = s.mul(s.const(eps, dtype, shape), s.sqrt(s.mul(s.bcast(diag, shape, (0, 1)),
+                                                                 s.bcast(diag, shape, (0, 2)))))
+        off = s.cmp(s.iota(shape, 1), s.iota(shape, 2), "NE")
+        bad = s.same("stablehlo.and", off, s.cmp(s.abs(gram), bound, "GT"))
+        return s.same("stablehlo.not", s.any(bad, (0, 1, 2)))
+
+    def step(s, mask, low, state):
+        a, v = state
+        gram = s.matmul(a, a, transpose_x=True)
+        diag = s.diagonal(gram)
+        off = s.masked_sum(mask, gram, 2)
+        other = s.masked_sum(mask, s.bcast(diag, shape, (0, 1)), 2)
+        bound = s.mul(s.const(eps, dtype, (batch, size)), s.sqrt(s.mul(diag, other)))
+        rotate = s.cmp(s.abs(off), bound, "GT")
+        j = pairs.rotation(s, diag, off, mask, low, rotate)
+        return [s.matmul(a, j), s.matmul(v, j)]
+
+    a, v = _sweeps(e, [a, e.eye(batch, size, dtype)], converged, step, pairs)
+    return e.slice_static(a, (batch, m, n)), e.slice_static(v, (batch, n, n))
+
+
+def _left_vectors(e, s, cols, full_matrices):
+    """The columns over their norms, completed (and re-orthogonalized) by a Householder QR, signs kept."""
+    batch, m, n = _shape(cols)
+    dtype = _dtype(cols)
+    positive = e.cmp(s, e.zeros_like(s), "GT")
+    safe = e.bcast(e.where(positive, s, 1), (batch, m, n), (0, 2))
+    u = e.where(e.bcast(positive, (batch, m, n), (0, 2)), e.div(cols, safe), 0)
+    q, r = _householder_qr(e, u)
+    width = m if full_matrices else n
+    q = e.slice_static(q, (batch, m, width))
+    diag = e.diagonal(e.slice_static(r, (batch, n, n)))
+    one = e.const(1, dtype, (batch, n))
+    signs = e.where(e.cmp(diag, e.zeros_like(diag), "LT"), e.neg(one), one)
+    signs = e.pad(signs, (0, width - n), 1) if width > n else signs
+    return e.mul(q, e.bcast(signs, (batch, m, width), (0, 2)))
+
+
+@lowering("svd")
+def _svd(ctx, x, *, full_matrices, compute_uv, subset_by_index, algorithm):
+    e = _linalg(ctx)
+    avals = ctx.result_avals
+    m, n = _shape(x)[-2:]
+    if any(a.size == 0 for a in avals) or m == 0 or n == 0:
+        return _empty_svd(e, avals, m, n)
+    a = _as_stack(e, x)
+    batch = _shape(a)[0]
+    wide = m < n
+    if wide:
+        a, (m, n) = e.transpose_last(a), (n, m)
+    cols, v = _one_sided_jacobi(e, a)
+    norms = e.sqrt(e.reduce(e.mul(cols, cols), 1, "stablehlo.add", 0))
+    s, cols, v = e.poison_nan(a, _sort_columns(e, norms, [cols, v], descending=True))
+    lo, hi = subset_by_index or (0, n)
+    outs = [_from_stack(e, e.window(s, (0, lo), (batch, hi)), avals[0])]
+    if not compute_uv:
+        return outs
+    (u,) = e.poison_nan(a, [_left_vectors(e, s, cols, full_matrices)])
+    if not full_matrices:
+        u, v = e.window(u, (0, 0, lo), (batch, m, hi)), e.window(v, (0, 0, lo), (batch, n, hi))
+    vt = e.transpose_last(v)
+    if wide:
+        u, vt = e.transpose_last(vt), e.transpose_last(u)
+    return outs + [_from_stack(e, u, avals[1]), _from_stack(e, vt, avals[2])]
+
+
+def _empty_svd(e, avals, m, n):
+    """JAX's ``_empty_svd``: identities for the full square factors, zeros elsewhere."""
+    outs = []
+    for i, aval in enumerate(avals):
+        if i > 0 and aval.shape[-1] == aval.shape[-2] and aval.size:
+            nb = aval.ndim - 2
+            eye = e.cmp(e.iota(aval.shape, nb), e.iota(aval.shape, nb + 1), "EQ")
+            outs.append(e.where(eye, e.const(1, aval.dtype, aval.shape), 0))
+        else:
+            outs.append(e.const(0, aval.dtype, aval.shape))
+    return outs

@@ -1,0 +1,117 @@
+"""The persistent compile cache under faults: corrupt, truncated and vanished entries are compiled again (never
+loaded), two processes writing one entry leave a valid one, an unwritable directory falls back to compiling with
+one warning, the size bound evicts the least recently used entries; and the compile log."""
+import os
+import subprocess
+import sys
+import time
+import warnings
+
+import numpy as np
+import pytest
+
+import irax
+from irax.backends import compile_cache, iree
+
+
+@pytest.fixture
+def cache(tmp_path):
+    old = irax.config.irax_cache_dir
+    irax.config.update("irax_cache_dir", str(tmp_path / "cache"))
+    iree._memory_cache.clear()
+    yield tmp_path / "cache"
+    irax.config.update("irax_cache_dir", old)
+    iree._memory_cache.clear()
+
+
+def _compile(scale):
+    """A fresh module per ``scale``, compiled (or read from the cache) and run."""
+    iree._memory_cache.clear()
+    return np.asarray(irax.jit(lambda x: x * scale + 1)(np.ones(3, np.float32)))
+
+
+def _only_entry(cache):
+    (entry,) = [e[0] for e in compile_cache.entries(str(cache))]
+    return entry
+
+
+def test_hit_after_miss_and_damaged_entries_are_recompiled(cache):
+    np.testing.assert_allclose(_compile(2.0), 3.0)
+    entry = _only_entry(cache)
+    with open(entry, "rb") as f:
+        good = f.read()
+    for damaged in (good[:len(good) // 2], good[:-1] + bytes([good[-1] ^ 1]), b"", b"IRAXC1\n" + b"\0" * 40):
+        with open(entry, "wb") as f:
+            f.write(damaged)
+        assert compile_cache.get(os.path.basename(entry)[:-5]) is None
+        assert not os.path.exists(entry)  # deleted, never loaded
+        np.testing.assert_allclose(_compile(2.0), 3.0)
+        with open(_only_entry(cache), "rb") as f:
+            assert f.read() == good
+
+
+def test_entry_removed_before_read_is_a_miss(cache):
+    _compile(3.0)
+    entry = _only_entry(cache)
+    os.unlink(entry)
+    assert compile_cache.get(os.path.basename(entry)[:-5]) is None
+    np.testing.assert_allclose(_compile(3.0), 4.0)
+
+
+def test_two_processes_writing_one_entry(cache):
+    script = ("import numpy as np, irax\n"
+              "print(irax.jit(lambda x: x * 5.0 + 1)(np.ones(3, np.float32))[0])\n")
+    env = dict(os.environ, IRAX_CACHE_DIR=str(cache))
+    procs = [subprocess.Popen([sys.executable, "-c", script], env=env, stdout=subprocess.PIPE, text=True)
+             for _ in range(2)]
+    outs = [p.communicate(timeout=120)[0] for p in procs]
+    assert all(p.returncode == 0 for p in procs) and all(o.strip() == "6.0" for o in outs)
+    entry = _only_entry(cache)
+    assert compile_cache.get(os.path.basename(entry)[:-5]) is not None
+    assert not [n for _, _, names in os.walk(cache) for n in names if n.endswith(".tmp")]
+
+
+def test_unwritable_directory_falls_back_with_one_warning(tmp_path):
+    blocker = tmp_path / "a_file"
+    blocker.write_text("not a directory")
+    old = irax.config.irax_cache_dir
+    irax.config.update("irax_cache_dir", str(blocker / "cache"))
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            np.testing.assert_allclose(_compile(7.0), 8.0)
+            np.testing.assert_allclose(_compile(9.0), 10.0)
+        assert len([w for w in caught if "cannot be written" in str(w.message)]) == 1
+    finally:
+        irax.config.update("irax_cache_dir", old)
+
+
+def test_size_bound_evicts_least_recently_used(cache):
+    old = irax.config.irax_cache_max_bytes
+    try:
+        _compile(11.0)
+        size = compile_cache.info()["bytes"]
+        irax.config.update("irax_cache_max_bytes", int(size * 2.5))
+        first = _only_entry(cache)
+        time.sleep(0.05)
+        _compile(12.0)
+        time.sleep(0.05)
+        compile_cache.get(os.path.basename(first)[:-5])  # a hit makes the first entry the most recent
+        time.sleep(0.05)
+        _compile(13.0)
+        paths = [e[0] for e in compile_cache.entries(str(cache))]
+        assert len(paths) == 2 and first in paths
+        assert compile_cache.clear() == 2 and compile_cache.info()["entries"] == 0
+    finally:
+        irax.config.update("irax_cache_max_bytes", old)
+
+
+def test_log_compiles_names_function_line_and_hit(tmp_path):
+    script = ("import numpy as np, irax\n"
+              "def scaled(x):\n    return x * 4.0\n"
+              "irax.jit(scaled)(np.ones(2, np.float32))\n")
+    env = dict(os.environ, IRAX_CACHE_DIR=str(tmp_path / "c"), IRAX_LOG_COMPILES="1")
+    runs = [subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120)
+            for _ in range(2)]
+    assert "irax: compile of scaled at <string>:4:" in runs[0].stderr and "(cache miss)" in runs[0].stderr
+    assert "(cache hit)" in runs[1].stderr
