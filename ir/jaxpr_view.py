@@ -18,6 +18,7 @@ NUM_CONSTS_ATTR = "jaxpr.num_consts"
 @dataclasses.dataclass(frozen=True)
 class Var:
     value: object  # the ir.Value
+    scope: object = None  # tells apart the variables of two views of one function (see ``view``)
 
     @property
     def aval(self):
@@ -76,9 +77,10 @@ def num_consts(func_op) -> int:
     return ir.IntegerAttr(attrs[NUM_CONSTS_ATTR]).value if NUM_CONSTS_ATTR in attrs else 0
 
 
-def view(func_op, *, nested: bool = False) -> JaxprView:
+def view(func_op, *, nested: bool = False, scope=None) -> JaxprView:
     """Reads ``func_op``; a ``nested`` body shows its closed-over values as leading
-    inputs, as JAX prints a jit body (its caller passes them explicitly)."""
+    inputs, as JAX prints a jit body (its caller passes them explicitly). Views of one
+    function with different ``scope`` have distinct variables, as JAX's retraced bodies do."""
     func_op = func_op.operation if hasattr(func_op, "operation") else func_op
     body = func_op.regions[0].blocks[0]
     args = list(body.arguments)
@@ -94,15 +96,15 @@ def view(func_op, *, nested: bool = False) -> JaxprView:
             literals[op.result] = Literal(lit_params["value"], aval_of_type(op.result.type))
             continue
         if name == "func.return":
-            outvars = [literals.get(v) or Var(v) for v in op.operands]
+            outvars = [literals.get(v) or Var(v, scope) for v in op.operands]
             continue
         if not name.startswith("jaxpr."):
             raise ValueError(f"op {name} is not a jaxpr op")
         opdef = OPS[name[6:]]
         eqns.append(Eqn(opdef, decode_params(opdef, op),
-                        [literals.get(v) or Var(v) for v in op.operands],
-                        [Var(r) for r in op.results], op))
-    params, consts = [Var(a) for a in args[:n_params]], [Var(a) for a in args[n_params:]]
+                        [literals.get(v) or Var(v, scope) for v in op.operands],
+                        [Var(r, scope) for r in op.results], op))
+    params, consts = [Var(a, scope) for a in args[:n_params]], [Var(a, scope) for a in args[n_params:]]
     if nested:
         return JaxprView(func_op, [], consts + params, eqns, outvars)
     return JaxprView(func_op, consts, params, eqns, outvars)

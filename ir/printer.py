@@ -44,9 +44,9 @@ class _Names:
             return
         used = set()
         for f, l in zip(for_vars, like_vars):
-            if isinstance(l, Var) and l.value not in used and isinstance(f, Var) and f.value not in self.names:
-                used.add(l.value)
-                self.names[f.value] = self[l.value]
+            if isinstance(l, Var) and l not in used and isinstance(f, Var) and f not in self.names:
+                used.add(l)
+                self.names[f] = self[l]
 
 
 class Printer:
@@ -74,7 +74,7 @@ class Printer:
         func = self.symbols[eqn.params["callee"]]
         if eqn.primitive == "pjit":
             return self._view(func, nested=True)
-        return view(func, nested=True)
+        return view(func, nested=True, scope=id(eqn))
 
     def _shared_bodies(self):
         counts = collections.Counter()
@@ -124,7 +124,7 @@ class Printer:
     def _var(self, v):
         if isinstance(v, Literal):
             return f"{pp_literal(v)}"
-        return self.names[v.value]
+        return self.names[v]
 
     def _vars(self, vs, separator="", shapes=False):
         items = [pp.text(self._var(v) + (":" + v.aval.str_short() if shapes else "")) for v in vs]
@@ -225,11 +225,11 @@ def pp_literal(lit: Literal) -> str:
 
 
 def _dropped(jaxpr):
-    used = {v.value for v in jaxpr.outvars if isinstance(v, Var)}
+    used = {v for v in jaxpr.outvars if isinstance(v, Var)}
     dropped = []
     for eqn in reversed(jaxpr.eqns):
-        dropped.extend(v.value for v in eqn.outvars if v.value not in used)
-        used.update(v.value for v in eqn.invars if isinstance(v, Var))
+        dropped.extend(v for v in eqn.outvars if v not in used)
+        used.update(v for v in eqn.invars if isinstance(v, Var))
     return dropped
 
 

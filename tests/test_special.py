@@ -230,6 +230,8 @@ SCIPY_CASES = {
     "i0e": (_u,), "i1e": (_u,), "i0": (_u,), "i1": (_u,), "betaln": (_u, _v + 9), "zeta": (_u + 1.5, _v + 1),
     "polygamma": (_n, _u), "gammainc": (_u, _v), "gammaincc": (_u, _v), "betainc": (_u, _v + 0.5, _u / 10),
     "gamma": (_u - 3,), "beta": (_u, _v + 1), "softmax": (_u,), "log_softmax": (_u,), "gammasgn": (_u - 3,),
+    "rel_entr": (_u - 0.5, _v - 0.1), "kl_div": (_u - 0.5, _v), "factorial": (_u * 3 - 2,), "comb": (_u * 4, _v * 2),
+    "poch": (_u, _v - 0.5), "boxcox": (_u, _v - 0.5), "boxcox1p": (_u - 0.2, _v - 0.5),
 }
 # irax prints these differently: ndtri's nested jits of polyval are named in another order, and zeta's custom JVP
 # rule is traced where it is called (its constants become the jaxpr's).
@@ -254,7 +256,7 @@ def test_multigammaln():
         jax.make_jaxpr(lambda a: jsp.multigammaln(a, 3))(a))
 
 
-@pytest.mark.parametrize("name", ["xlogy", "xlog1py", "logit", "entr", "log_ndtr", "i0"])
+@pytest.mark.parametrize("name", ["xlogy", "xlog1py", "logit", "entr", "log_ndtr", "i0", "poch", "rel_entr", "boxcox"])
 def test_scipy_special_custom_gradients(name):
     args = SCIPY_CASES[name]
     grad = irax.grad(lambda *v: getattr(isp, name)(*v).sum(), argnums=tuple(range(len(args))))

@@ -15,9 +15,10 @@ from irax.dtypes import dtype as _dtype, issubdtype
 from irax.nn import log_softmax as _nn_log_softmax, logsumexp, softmax as _nn_softmax
 from irax.numpy._util import promote_args_inexact
 
-__all__ = ["beta", "betainc", "betaln", "digamma", "entr", "erf", "erfc", "erfinv", "expit", "gamma", "gammainc",
-           "gammaincc", "gammaln", "gammasgn", "i0", "i0e", "i1", "i1e", "log_ndtr", "log_softmax", "logit",
-           "logsumexp", "multigammaln", "ndtr", "ndtri", "polygamma", "softmax", "xlog1py", "xlogy", "zeta"]
+__all__ = ["beta", "betainc", "betaln", "boxcox", "boxcox1p", "comb", "digamma", "entr", "erf", "erfc", "erfinv",
+           "expit", "factorial", "gamma", "gammainc", "gammaincc", "gammaln", "gammasgn", "i0", "i0e", "i1", "i1e",
+           "kl_div", "log_ndtr", "log_softmax", "logit", "logsumexp", "multigammaln", "ndtr", "ndtri", "poch",
+           "polygamma", "rel_entr", "softmax", "xlog1py", "xlogy", "zeta"]
 
 
 def _lax_const(example, val):
@@ -213,6 +214,77 @@ def entr(x):
     if issubdtype(x.dtype, np.complexfloating):
         raise ValueError("entr does not support complex-valued inputs.")
     return lax.select(lax.lt(x, _lax_const(x, 0)), lax.full_like(x, -np.inf), lax.neg(_xlogx(x)))
+
+
+def rel_entr(p, q):
+    """``p log(p / q)`` for positive p and q, 0 for p = 0 and q >= 0, inf elsewhere."""
+    p, q = promote_args_inexact("rel_entr", p, q)
+    if issubdtype(p.dtype, np.complexfloating):
+        raise ValueError("rel_entr does not support complex-valued inputs.")
+    zero = _lax_const(p, 0.0)
+    positive = lax.bitwise_and(lax.gt(p, zero), lax.gt(q, zero))
+    from_zero = lax.bitwise_and(lax.eq(p, zero), lax.ge(q, zero))
+    p_ok, q_ok = jnp.where(positive, p, 1), jnp.where(positive, q, 1)
+    inside = lax.sub(_xlogx(p_ok), xlogy(p_ok, q_ok))
+    return jnp.where(positive, inside, jnp.where(from_zero, zero, np.inf))
+
+
+def kl_div(p, q):
+    """``rel_entr(p, q) - p + q``."""
+    p, q = promote_args_inexact("kl_div", p, q)
+    if issubdtype(p.dtype, np.complexfloating):
+        raise ValueError("kl_div does not support complex-valued inputs.")
+    return rel_entr(p, q) - p + q
+
+
+def factorial(n, exact=False):
+    """``Gamma(n + 1)`` as a float (0 below 0); like JAX, no exact integer factorials."""
+    if exact:
+        raise NotImplementedError("factorial with exact=True")
+    n, = promote_args_inexact("factorial", n)
+    return jnp.where(n < 0, 0, lax.exp(lax.lgamma(n + 1)))
+
+
+def comb(N, k, *, repetition=False):
+    """The float binomial coefficient from ``gammaln``; 0 where N < 0, k < 0 or (without repetition) k > N."""
+    N, k = promote_args_inexact("comb", N, k)
+    if repetition:
+        return jnp.where((k == 0) & (N >= 0), 1.0, comb(N + k - 1, k, repetition=False))
+    valid = (k <= N) & (N >= 0) & (k >= 0)
+    n_ok, k_ok = jnp.where(valid, N, 0.0), jnp.where(valid, k, 0.0)
+    result = lax.exp(gammaln(n_ok + 1) - gammaln(k_ok + 1) - gammaln(n_ok + 1 - k_ok))
+    return jnp.where(valid, result, 0.0)
+
+
+@custom_jvp
+def poch(z, m):
+    """The rising factorial ``Gamma(z + m) / Gamma(z)`` (1 for m = 0), real arguments only."""
+    z, m = promote_args_inexact("poch", z, m)
+    if issubdtype(z.dtype, np.complexfloating):
+        raise ValueError("jnp.poch does not support complex-valued inputs.")
+    return jnp.where(m == 0., jnp.array(1, dtype=z.dtype), gamma(z + m) / gamma(z))
+
+
+poch.defjvps(lambda z_dot, primal_out, z, m: (digamma(z + m) - digamma(z)) * poch(z, m) * z_dot,
+             lambda m_dot, primal_out, z, m: digamma(z + m) * poch(z, m) * m_dot)
+
+
+def _boxcox(name, log, x, lmbda):
+    x, lmbda = promote_args_inexact(name, x, lmbda)
+    zero_power = lmbda == 0
+    lmbda_ok = jnp.where(zero_power, jnp.ones_like(lmbda), lmbda)
+    logs = log(x)
+    return jnp.where(zero_power, logs, jnp.expm1(lmbda_ok * logs) / lmbda_ok)
+
+
+def boxcox(x, lmbda):
+    """``(x**lmbda - 1) / lmbda``, ``log(x)`` for lmbda = 0."""
+    return _boxcox("boxcox", jnp.log, x, lmbda)
+
+
+def boxcox1p(x, lmbda):
+    """``((1 + x)**lmbda - 1) / lmbda``, ``log1p(x)`` for lmbda = 0."""
+    return _boxcox("boxcox1p", jnp.log1p, x, lmbda)
 
 
 def multigammaln(a, d):
