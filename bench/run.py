@@ -282,12 +282,12 @@ def main(argv=None):
         n_i, n_j = _calibrate(f_i, a_i), _calibrate(f_j, a_j)
         samples = {"irax": [], "jax": []}
         for _ in range(args.repeat):
-            # each round starts with an untimed call, which absorbs the other library's idle threads still
-            # spinning on the two cores
-            _time_calls(f_i, a_i, 1)
-            samples["irax"].append(_time_calls(f_i, a_i, n_i))
-            _time_calls(f_j, a_j, 1)
-            samples["jax"].append(_time_calls(f_j, a_j, n_j))
+            # each library's turn starts after a pause and an untimed call: the other library's idle threads
+            # spin for a while after its last call, and on two cores they would slow this one's
+            for lib, fn, a, n in (("irax", f_i, a_i, n_i), ("jax", f_j, a_j, n_j)):
+                time.sleep(0.05)
+                _time_calls(fn, a, 1)
+                samples[lib].append(_time_calls(fn, a, n))
         med = {k: statistics.median(v) for k, v in samples.items()}
         row = {"workload": name, "irax_median_s": med["irax"], "irax_min_s": min(samples["irax"]),
                "jax_median_s": med["jax"], "jax_min_s": min(samples["jax"]), "ratio": med["irax"] / med["jax"],

@@ -14,7 +14,7 @@ from .config import config  # eager: importing the submodule later would bind it
 # Every public name and the module that defines it, imported on first use (PEP 562): ``import irax.runtime``
 # must not load the tracing frontend, so that a saved artifact runs where only the runtime is installed.
 _SUBMODULES = ("ad_checkpoint", "dtypes", "errors", "export", "lax", "nn", "numpy", "random", "scipy", "test_util",
-               "tree_util")
+               "tree", "tree_util")
 _DEFINED_IN = {
     "ad_checkpoint": ("checkpoint", "checkpoint_policies", "remat"),
     "ad": ("closure_convert", "grad", "hessian", "jacfwd", "jacobian", "jacrev", "jvp", "linearize",
@@ -50,4 +50,4 @@ __all__ = ["Array", "ShapeDtypeStruct", "Tracer", "ad_checkpoint", "block_until_
            "checkpoint_policies", "closure_convert", "config", "custom_jvp", "custom_vjp", "default_backend",
            "device_get", "device_put", "devices", "dtypes", "errors", "eval_shape", "grad", "hessian", "jacfwd",
            "jacobian", "jacrev", "jit", "jvp", "lax", "linearize", "local_devices", "make_jaxpr", "nn", "numpy",
-           "random", "remat", "scipy", "test_util", "tree_util", "value_and_grad", "vjp", "vmap"]
+           "random", "remat", "scipy", "test_util", "tree", "tree_util", "value_and_grad", "vjp", "vmap"]

@@ -244,6 +244,29 @@ def treedef_tuple(treedefs):
     return PyTreeDef(_TUPLE_NODE, None, treedefs)
 
 
+def tree_broadcast(prefix_tree, full_tree, is_leaf=None):
+    """``full_tree``'s structure with each leaf of ``prefix_tree`` repeated over its subtree."""
+    leaves = []
+    tree_map(lambda x, subtree: leaves.extend([x] * tree_structure(subtree).num_leaves), prefix_tree, full_tree,
+             is_leaf=is_leaf)
+    return tree_structure(full_tree).unflatten(leaves)
+
+
+def is_tree_node(typ) -> bool:
+    """True for a registered node type and for namedtuple types."""
+    return typ in _registry or (issubclass(typ, tuple) and hasattr(typ, "_fields"))
+
+
+def flatten_one_level(tree):
+    """``(children, aux)`` of one node; the children in a list for lists and namedtuples, else a tuple (JAX's
+    containers)."""
+    node = _node_of(tree)
+    if node is None:
+        raise ValueError(f"can't tree-flatten type: {type(tree)}")
+    children, aux = node.flatten(tree)
+    return (list if isinstance(tree, list) or node is _NAMEDTUPLE else tuple)(children), aux
+
+
 def all_leaves(iterable, is_leaf=None) -> bool:
     return all(tree_structure(x, is_leaf) == _LEAF for x in iterable)
 
@@ -255,11 +278,33 @@ def tree_map(f, tree, *rest, is_leaf=None):
     return treedef.unflatten(f(*xs) for xs in zip(*all_leaves_))
 
 
-def tree_reduce(function, tree, initializer=None, is_leaf=None):
+class _Unspecified:
+    """Marks an argument not given (``None`` is a valid initializer or identity)."""
+
+
+_UNSPECIFIED = _Unspecified()
+
+
+def tree_reduce(function, tree, initializer=_UNSPECIFIED, is_leaf=None):
     leaves = tree_leaves(tree, is_leaf)
-    if initializer is None:
+    if initializer is _UNSPECIFIED:
         return functools.reduce(function, leaves)
     return functools.reduce(function, leaves, initializer)
+
+
+def tree_reduce_associative(operation, tree, *, identity=_UNSPECIFIED, is_leaf=None):
+    """Reduces the leaves pairwise in halves, JAX's bracketing: ``((a, b), (c, (d, e)))``."""
+    def reduce(leaves):
+        if len(leaves) == 1:
+            return leaves[0]
+        half = len(leaves) // 2
+        return operation(reduce(leaves[:half]), reduce(leaves[half:]))
+    leaves = tree_leaves(tree, is_leaf)
+    if leaves:
+        return reduce(leaves)
+    if identity is _UNSPECIFIED:
+        raise TypeError("Must specify identity for parallel reduction of empty sequence.")
+    return identity
 
 
 def tree_all(tree, *, is_leaf=None) -> bool:
@@ -268,6 +313,8 @@ def tree_all(tree, *, is_leaf=None) -> bool:
 
 def tree_transpose(outer_treedef, inner_treedef, pytree_to_transpose):
     flat = outer_treedef.flatten_up_to(pytree_to_transpose)
+    if inner_treedef is None:
+        inner_treedef = tree_structure(flat[0])
     inner = [inner_treedef.flatten_up_to(x) for x in flat]
     transposed = [outer_treedef.unflatten(col) for col in zip(*inner)] if inner else []
     return inner_treedef.unflatten(transposed)

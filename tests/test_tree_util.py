@@ -377,3 +377,47 @@ def test_partial_binds_arguments_as_children():
     partial = itu.Partial(lambda a, b: a + b, 1)
     assert itu.tree_leaves(partial) == [1]
     assert itu.tree_map(lambda x: 10 * x, partial)(2) == 12
+
+
+@needs_jax
+def test_more_helpers_match_jax():
+    def pair(a, b):
+        return (a, b)
+    leaves = [1, 2, 3, 4, 5]
+    assert itu.tree_reduce_associative(pair, leaves) == jtu.tree_reduce_associative(pair, leaves)
+    assert itu.tree_reduce_associative(pair, [], identity=0) == 0
+    with pytest.raises(TypeError, match="identity"):
+        itu.tree_reduce_associative(pair, [])
+    assert itu.tree_reduce(pair, [1, 2], None) == jtu.tree_reduce(pair, [1, 2], None) == ((None, 1), 2)
+    prefix, full = [1, {"a": 2}], [[3, 4], {"a": (5, 6)}]
+    assert itu.tree_broadcast(prefix, full) == jtu.tree_broadcast(prefix, full)
+    outer = [(1, 2), (3, 4)]
+    assert itu.tree_transpose(itu.tree_structure([0, 0]), None, outer) == jtu.tree_transpose(
+        jtu.tree_structure([0, 0]), None, outer)
+    from jax._src.tree_util import flatten_one_level
+    point = collections.namedtuple("Point", "x y")
+    for tree in [(1, [2]), [1, 2], {"b": 1, "a": [2]}, point(1, 2), None]:
+        assert itu.flatten_one_level(tree) == flatten_one_level(tree)
+    with pytest.raises(ValueError, match="can't tree-flatten type"):
+        itu.flatten_one_level(1)
+    assert [itu.is_tree_node(t) for t in (tuple, dict, point, int)] == [True, True, True, False]
+
+
+@needs_jax
+def test_tree_module_is_jax_tree():
+    import irax
+    names = [n for n in dir(jax.tree) if not n.startswith("_")]
+    assert sorted(irax.tree.__all__) == names
+    tree = {"b": [1, 2], "a": (3, None)}
+    for name in ["leaves", "structure", "all"]:
+        assert str(getattr(irax.tree, name)(tree)) == str(getattr(jax.tree, name)(tree))
+    assert irax.tree.map(lambda x, y: x * y, tree, tree) == jax.tree.map(lambda x, y: x * y, tree, tree)
+    assert irax.tree.unflatten(*reversed(irax.tree.flatten(tree))) == tree
+
+    @irax.tree_util.register_dataclass
+    @dataclasses.dataclass
+    class Op:
+        x: int
+        op: str = irax.tree.static(default="add")
+    assert irax.tree.leaves(Op(1)) == [1]
+    assert irax.tree.map(lambda v: v + 1, Op(1, "mul")) == Op(2, "mul")
