@@ -1,11 +1,11 @@
-"""StableHLO lowerings of ``cholesky``, ``triangular_solve`` and ``lu`` as ``stablehlo.while`` loops.
+"""StableHLO lowering of ``cholesky`` as a ``stablehlo.while`` loop, and the emitter the linear algebra lowerings
+share.
 
 IREE 3.13 rejects ``stablehlo.cholesky`` and ``stablehlo.triangular_solve`` ("failed to legalize operation ...
 explicitly marked illegal"), and JAX's CPU lowerings are LAPACK custom calls, so each decomposition is a loop of
-ordinary ops over a stack of matrices (the batch dimensions flattened into one): one column (Cholesky, LU) or one
-row (substitution) per step, the other entries masked by iota comparisons so that every step has the same shapes.
-The algorithms are those of ``backends/numpy_linalg.py``, step for step. Half-precision operands are computed in
-float32.
+ordinary ops over a stack of matrices (the batch dimensions flattened into one): one column per step, the other
+entries masked by iota comparisons so that every step has the same shapes. The algorithm is that of
+``backends/numpy_linalg.py``, step for step. Half-precision operands are computed in float32.
 """
 from __future__ import annotations
 
@@ -204,109 +204,3 @@ def _cholesky(ctx, x):
     tri = e.cmp(e.iota(shape3, 1), e.iota(shape3, 2), "GE")
     result = e.select(e.bcast(ok, shape3, (0,)), e.select(tri, low, a), e.const(np.nan, dtype, shape3))
     return _from_stack(e, result, out)
-
-
-def _canonical(e, a, b, *, left_side, lower, transpose_a, conjugate_a):
-    """As ``numpy_linalg.canonical_triangular_solve``: the left-side system, whether its matrix is lower
-    triangular, and how its solution maps back."""
-    if conjugate_a:
-        a = e.conj(a)
-    if transpose_a != (not left_side):
-        a = e.transpose_last(a)
-        lower = not lower
-    if not left_side:
-        b = e.transpose_last(b)
-    return a, b, lower, (lambda x: x if left_side else e.transpose_last(x))
-
-
-@lowering("triangular_solve")
-def _triangular_solve(ctx, a, b, *, left_side, lower, transpose_a, conjugate_a, unit_diagonal):
-    """Forward substitution for a lower triangular matrix, backward (rows from the last) for an upper one."""
-    out = ctx.result_avals[0]
-    if out.size == 0:
-        return ctx.constant(0, out.dtype, out.shape)
-    e = _emitter(ctx)
-    a, b = _as_stack(e, a), _as_stack(e, b)
-    conjugate = conjugate_a and issubdtype(_dtype(a), np.complexfloating)
-    tri, rhs, lower, unmap = _canonical(e, a, b, left_side=left_side, lower=lower, transpose_a=transpose_a,
-                                        conjugate_a=conjugate)
-    batch, n, m = _shape(rhs)
-    dtype = _dtype(rhs)
-    shape3 = (batch, n, n)
-    rows, cols = e.iota(shape3, 1), e.iota(shape3, 2)
-    zeros = e.const(0, dtype, shape3)
-    strict = e.select(e.cmp(rows, cols, "GT" if lower else "LT"), tri, zeros)
-    zero_i = e.const(0, _I32)
-
-    def step(s, k, state):
-        (x,) = state
-        r = k if lower else s.sub(s.const(n - 1, _I32), k)
-        acc = s.dot(s.slice(strict, [zero_i, r, zero_i], [batch, 1, n]), x, (2, 1), (batch, 1, m))
-        row = s.sub(s.slice(rhs, [zero_i, r, zero_i], [batch, 1, m]), acc)
-        if not unit_diagonal:
-            # sliced per step: a diagonal reduced from tri up front makes IREE 3.13 fail ("'stream.async.dispatch'
-            # op: streamable op expected to be in an execution region") on two LU solves of one shape in a module
-            pivot = s.slice(tri, [zero_i, r, r], [batch, 1, 1])
-            row = s.div(row, s.bcast(pivot, (batch, 1, m), (0, 1, 2)))
-        return [s.update(x, row, [zero_i, r, zero_i])]
-
-    tri, strict, rhs = e.barrier(tri, strict, rhs)
-    (x,) = e.fori(n, [e.const(0, dtype, (batch, n, m))], step)
-    return _from_stack(e, unmap(x), out)
-
-
-@lowering("lu")
-def _lu(ctx, x):
-    out, pivots_aval, perm_aval = ctx.result_avals
-    e = _emitter(ctx)
-    m, n = out.shape[-2:]
-    if out.size == 0:
-        perm = e.iota(perm_aval.shape, perm_aval.ndim - 1)
-        return [x, e.const(0, _I32, pivots_aval.shape), perm]
-    a = _as_stack(e, x)
-    batch = _shape(a)[0]
-    dtype = _dtype(a)
-    real = np.finfo(dtype).dtype
-    k_max = min(m, n)
-    shape3, zero_i = (batch, m, n), e.const(0, _I32)
-
-    def magnitude(s, col):
-        if real == dtype:
-            return s.same("stablehlo.abs", col)
-        return s.add(s.same("stablehlo.abs", s.part("real", col)), s.same("stablehlo.abs", s.part("imag", col)))
-
-    def step(s, k, state):
-        pivots, perm, a = state
-        rows, rows3, cols3 = s.iota((batch, m), 1), s.iota(shape3, 1), s.iota(shape3, 2)
-        kk, kk3 = s.at(k, (batch, m)), s.at(k, shape3)
-        mag = magnitude(s, s.slice(a, [zero_i, zero_i, k], [batch, m, None]))
-        mag = s.select(s.cmp(rows, kk, "GE"), mag, s.const(-np.inf, real, (batch, m)))
-        top = s.bcast(s.reduce(mag, 1, "stablehlo.maximum", -np.inf), (batch, m), (0,))
-        hit = s.same("stablehlo.or", s.cmp(mag, top, "EQ"), s.cmp(mag, mag, "NE"))
-        i = s.reduce(s.select(hit, rows, s.const(m - 1, _I32, (batch, m))), 1, "stablehlo.minimum", m - 1)
-        pivots = s.select(s.cmp(s.iota((batch, k_max), 1), s.at(k, (batch, k_max)), "EQ"),
-                          s.bcast(i, (batch, k_max), (0,)), pivots)
-        ii, ii3 = s.bcast(i, (batch, m), (0,)), s.bcast(i, shape3, (0,))
-        is_k, is_i, is_k3, is_i3 = s.cmp(rows, kk, "EQ"), s.cmp(rows, ii, "EQ"), s.cmp(rows3, kk3, "EQ"), \
-            s.cmp(rows3, ii3, "EQ")
-        row_k = s.slice(a, [zero_i, k, zero_i], [batch, None, n])
-        row_i = s.reduce(s.select(is_i3, a, s.const(0, dtype, shape3)), 1, "stablehlo.add", 0)
-        a = s.select(is_k3, s.bcast(row_i, shape3, (0, 2)), s.select(is_i3, s.bcast(row_k, shape3, (0, 2)), a))
-        perm_k = s.bcast(s.slice(perm, [zero_i, k], [batch, None]), (batch, m), (0,))
-        perm_i = s.bcast(s.reduce(s.select(is_i, perm, s.const(0, _I32, (batch, m))), 1, "stablehlo.add", 0),
-                         (batch, m), (0,))
-        perm = s.select(is_k, perm_i, s.select(is_i, perm_k, perm))
-        pivot = s.bcast(s.slice(row_i, [zero_i, k], [batch, None]), (batch, m), (0,))
-        col = s.slice(a, [zero_i, zero_i, k], [batch, m, None])
-        divide = s.same("stablehlo.and", s.cmp(rows, kk, "GT"),
-                        s.cmp(pivot, s.const(0, dtype, (batch, m)), "NE"))
-        col = s.select(divide, s.div(col, pivot), col)
-        a = s.update(a, s.reshape(col, (batch, m, 1)), [zero_i, zero_i, k])
-        outer = s.mul(s.bcast(col, shape3, (0, 1)), s.bcast(row_i, shape3, (0, 2)))
-        trailing = s.same("stablehlo.and", s.cmp(rows3, kk3, "GT"), s.cmp(cols3, kk3, "GT"))
-        a = s.sub(a, s.select(trailing, outer, s.const(0, dtype, shape3)))
-        return [pivots, perm, a]
-
-    init = [e.const(0, _I32, (batch, k_max)), e.iota((batch, m), 1), a]
-    pivots, perm, a = e.fori(k_max, init, step)
-    return [_from_stack(e, a, out), e.reshape(pivots, pivots_aval.shape), e.reshape(perm, perm_aval.shape)]

@@ -691,9 +691,12 @@ def _argminmax_body(ctx, block, vt, it, dtype, is_max):
         return emit("stablehlo.compare", [x, y], bool_t, comparison_direction=f"#stablehlo<comparison_direction {d}>",
                     compare_type=f"#stablehlo<comparison_type {kind}>")
     better = cmp(av, bv, "GT" if is_max else "LT")
-    if issubdtype(dtype, np.inexact):
-        better = emit("stablehlo.or", [better, cmp(av, av, "NE")], bool_t)
     equal = cmp(av, bv, "EQ")
+    if issubdtype(dtype, np.inexact):  # NaN beats a number; between NaNs, as between equals, the lower index wins
+        a_nan, b_nan = cmp(av, av, "NE"), cmp(bv, bv, "NE")
+        b_number = emit("stablehlo.not", [b_nan], bool_t)
+        better = emit("stablehlo.or", [better, emit("stablehlo.and", [a_nan, b_number], bool_t)], bool_t)
+        equal = emit("stablehlo.or", [equal, emit("stablehlo.and", [a_nan, b_nan], bool_t)], bool_t)
     lower_index = emit("stablehlo.compare", [ai, bi], bool_t,
                        comparison_direction="#stablehlo<comparison_direction LT>")
     pick_a = emit("stablehlo.or", [better, emit("stablehlo.and", [equal, lower_index], bool_t)], bool_t)
@@ -837,6 +840,7 @@ from . import lower_solves  # noqa: E402,F401  (fills LOWERINGS with custom_line
 from . import lower_extras  # noqa: E402,F401  (fills LOWERINGS with tile and optimization_barrier)
 from . import lower_sort  # noqa: E402,F401  (fills LOWERINGS with sort and top_k)
 from . import lower_fft  # noqa: E402,F401  (fills LOWERINGS with fft)
-from . import lower_linalg  # noqa: E402,F401  (fills LOWERINGS with cholesky, triangular_solve and lu)
+from . import lower_linalg  # noqa: E402,F401  (fills LOWERINGS with cholesky)
 from . import lower_decompositions  # noqa: E402,F401  (fills LOWERINGS with eigh, svd and qr)
+from . import lower_blocked  # noqa: E402,F401  (fills LOWERINGS with lu and triangular_solve)
 from . import lower_special  # noqa: E402,F401  (fills LOWERINGS with igamma, betainc, the Bessel functions, zeta, ...)

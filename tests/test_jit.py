@@ -186,6 +186,18 @@ def test_argmax_feeding_a_transpose_compiles():
     np.testing.assert_array_equal(np.asarray(out[1]), x.argmin(0).T)
 
 
+def test_argmax_of_several_nans_is_the_first_nan():
+    """Between NaNs, as between equal values, the lower index wins whatever order IREE reduces in (NumPy's and
+    JAX's answer); a long row of NaNs after numbers still gives the first NaN."""
+    x = np.array([[1, np.nan, 3, np.nan, 2], [np.nan, np.nan, 0, 1, np.nan]], np.float32)
+    long_row = np.concatenate([np.ones(3, np.float32), np.full(2000, np.nan, np.float32)])
+    for axis in (0, 1):
+        got = irax.jit(lambda a: (jnp.argmax(a, axis=axis), jnp.argmin(a, axis=axis)))(x)
+        np.testing.assert_array_equal(np.asarray(got[0]), np.argmax(x, axis=axis))
+        np.testing.assert_array_equal(np.asarray(got[1]), np.argmin(x, axis=axis))
+    assert int(irax.jit(jnp.argmax)(long_row)) == 3 == int(irax.jit(jnp.argmin)(long_row))
+
+
 def test_static_argnames_apply_to_positional_arguments_and_back():
     """As JAX: the signature links a static argument's name and position."""
     def f(x, n):

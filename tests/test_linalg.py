@@ -132,6 +132,19 @@ CASES = [
     ("complex", "jnp", lambda m, a, b: (m.cholesky(a @ m.conj(m.swapaxes(a, -1, -2)) + 3 * m.eye(3)),
                                         m.linalg.solve(a, b), m.linalg.slogdet(a)[0], m.lu(a)),
      (C3B, CB3B)),
+    ("scipy_det_inv_solve", "scipy", lambda m, a, b, s: (m.det(a), m.inv(a), m.solve(a, b),
+                                                         m.solve(s, b, assume_a="pos"),
+                                                         m.solve(s, b[:, 0], assume_a="pos", lower=True)),
+     (A4, B42, S4)),
+    ("scipy_special_matrices", "scipy", lambda m, a, c, r, cb: (
+        m.block_diag(a[:2], 3, r[0], np.ones((2, 2), np.int32)), m.block_diag(), m.toeplitz(c, r), m.toeplitz(cb),
+        m.toeplitz(c + 1j * c), m.hankel(c, r), m.hankel(cb), m.circulant(cb), m.fiedler(c), m.hilbert(4)),
+     (A4, V4[:3], np.arange(5, dtype=np.float32), B3B[..., 0])),
+    ("jnp_linalg_products", "jnp", lambda m, a, b, v, t, w: (
+        m.linalg.multi_dot([a, b, v[:2]]), m.linalg.multi_dot([v, a, b]), m.linalg.cross(t, w),
+        m.linalg.tensorinv(np.reshape(a, (4, 2, 2)), ind=1), m.linalg.tensorsolve(np.reshape(a, (2, 2, 4)), b[:, 0]
+                                                                                  .reshape(2, 2))),
+     (A4, B42, V4, B3B[..., 0].reshape(2, 3), A3B[..., 0].reshape(2, 3))),
     ("complex_triangular", "scipy", lambda m, a, b: (m.solve_triangular(a, b, trans=2, lower=True),
                                                      m.cho_solve((a, True), b)), (np.tril(C3B) + 3 * np.eye(3), CB3B)),
 ]
@@ -333,6 +346,13 @@ ERROR_CASES = [
     ("det_not_square", lambda m, lx: m.linalg.det(R34)),
     ("slogdet_not_square", lambda m, lx: m.linalg.slogdet(R34)),
     ("matrix_power_not_square", lambda m, lx: m.linalg.matrix_power(R34, 2)),
+    ("multi_dot_one", lambda m, lx: m.linalg.multi_dot([A4])),
+    ("multi_dot_3d", lambda m, lx: m.linalg.multi_dot([A4, A3B])),
+    ("multi_dot_mismatch", lambda m, lx: m.linalg.multi_dot([A4, R34])),
+    ("cross_not_3", lambda m, lx: m.linalg.cross(V4, V4)),
+    ("tensorinv_ind", lambda m, lx: m.linalg.tensorinv(A4, ind=0)),
+    ("tensorinv_shape", lambda m, lx: m.linalg.tensorinv(R34, ind=1)),
+    ("tensorsolve_shape", lambda m, lx: m.linalg.tensorsolve(A4, V4[:3])),
 ]
 
 
@@ -386,3 +406,68 @@ def test_one_module_with_repeated_solves_of_one_shape():
         return lambda a, b, p: [m.linalg.solve(a, b[p]), m.linalg.solve(2 * a, b),
                                 m.linalg.solve(a[None], b[None, :, None]), m.linalg.cholesky(a @ a.T)]
     _close(irax.jit(program(inp))(a, b, perm), jax.jit(program(jnp))(a, b, perm))
+
+
+def _relative_error(got, want):
+    got, want = np.asarray(got), np.asarray(want)
+    return float(np.linalg.norm(got - want) / max(np.linalg.norm(want), 1e-30))
+
+
+def test_blocked_lu_matches_jax_beyond_one_panel():
+    """Matrices wider than the LU's panel (whole panels in the loop and a narrower last one): JAX's pivots and
+    permutation exactly, its factors to float32 rounding; batched, wide, tall and complex."""
+    cases = [_rng.standard_normal((2, 37, 37)).astype(np.float32),
+             _rng.standard_normal((20, 45)).astype(np.float32),
+             _rng.standard_normal((45, 20)).astype(np.float32),
+             (_rng.standard_normal((33, 33)) + 1j * _rng.standard_normal((33, 33))).astype(np.complex64)]
+    got_all = irax.jit(lambda *xs: [ilax.linalg.lu(x) for x in xs])(*cases)
+    for x, got in zip(cases, got_all):
+        want = jax.lax.linalg.lu(x)
+        np.testing.assert_array_equal(np.asarray(got[1]), np.asarray(want[1]))
+        np.testing.assert_array_equal(np.asarray(got[2]), np.asarray(want[2]))
+        assert _relative_error(got[0], want[0]) < 1e-5
+        eager = ilax.linalg.lu(x)
+        np.testing.assert_array_equal(np.asarray(eager[1]), np.asarray(got[1]))
+
+
+def test_blocked_lu_zero_column_and_nan_as_the_numpy_rule():
+    """A zero column (no pivot: the column stays undivided) and a NaN (it wins the pivot search) past the first
+    panel: the pivots of the eager NumPy rule, its values where both are finite, NaN in the same columns (the
+    block row's product with its inverse triangle spreads a NaN up its column, where substitution does not)."""
+    zero_col = _rng.standard_normal((40, 40)).astype(np.float32)
+    zero_col[:, 20] = 0
+    with_nan = _rng.standard_normal((40, 40)).astype(np.float32)
+    with_nan[30, 25] = np.nan
+    got_all = irax.jit(lambda a, b: [ilax.linalg.lu(a), ilax.linalg.lu(b)])(zero_col, with_nan)
+    for x, got in zip((zero_col, with_nan), got_all):
+        want = ilax.linalg.lu(x)
+        for g, w in zip(got[1:], want[1:]):
+            np.testing.assert_array_equal(np.asarray(g), np.asarray(w))
+        got_lu, want_lu = np.asarray(got[0]), np.asarray(want[0])
+        np.testing.assert_array_equal(np.isnan(got_lu).any(0), np.isnan(want_lu).any(0))
+        finite = np.isfinite(want_lu) & np.isfinite(got_lu)
+        np.testing.assert_allclose(got_lu[finite], want_lu[finite], rtol=1e-3, atol=1e-3)
+    assert not np.isnan(np.asarray(got_all[0][0])).any()
+    np.testing.assert_array_equal(np.asarray(got_all[0][1]), np.asarray(jax.lax.linalg.lu(zero_col)[1]))
+
+
+def test_blocked_triangular_solve_matches_jax():
+    """A 70x70 system (one whole block of rows and a narrower one) with every side, triangle, transpose and unit
+    diagonal, in one module; complex with conjugation."""
+    import itertools
+    a = _tri(70, 70) + np.triu(_tri(70, 70, lower=False), 1)
+    flags = list(itertools.product([True, False], repeat=4))
+
+    def solves(ilax_, a, b, bt):
+        return [ilax_.linalg.triangular_solve(a, b if left else bt, left_side=left, lower=lower, transpose_a=tr,
+                                              unit_diagonal=unit) for left, lower, tr, unit in flags]
+    b, bt = _rng.standard_normal((70, 3)).astype(np.float32), _rng.standard_normal((3, 70)).astype(np.float32)
+    got = irax.jit(lambda *xs: solves(ilax, *xs))(a, b, bt)
+    want = solves(jax.lax, a, b, bt)
+    for flag, g, w in zip(flags, got, want):
+        assert _relative_error(g, w) < 1e-4, flag
+    c = (a + 1j * np.tril(a, -1)).astype(np.complex64)
+    cb = (b - 2j * b).astype(np.complex64)
+    kw = dict(left_side=True, lower=True, transpose_a=True, conjugate_a=True)
+    assert _relative_error(irax.jit(lambda a, b: ilax.linalg.triangular_solve(a, b, **kw))(c, cb),
+                           jax.lax.linalg.triangular_solve(c, cb, **kw)) < 1e-4

@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import builtins
+import operator
+import string
 
 import numpy as np
 
@@ -179,11 +181,25 @@ def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None, out_
     return convert(result, preferred_element_type, output_weak_type)
 
 
+def _interleaved(args):
+    """Operands alternating with lists of integer labels (``...`` for broadcast dimensions), an output list last
+    if the count is odd: the subscripts string and the operands."""
+    def letters(labels):
+        return "".join("..." if label is Ellipsis else string.ascii_letters[operator.index(label)]
+                       for label in labels)
+    operands, lists = args[0::2], args[1::2]
+    output = "->" + letters(args[-1]) if len(args) % 2 else ""
+    return ",".join(map(letters, lists[:len(operands)])) + output, operands[:len(lists)]
+
+
 def einsum(subscripts, *operands, optimize="auto", precision=None, preferred_element_type=None, out=None):
     """Einstein summation, contracted pairwise left to right with ``dot_general``.
 
-    Supports ``...`` (broadcast like NumPy) and repeated labels in one operand (diagonals).
+    Supports ``...`` (broadcast like NumPy), repeated labels in one operand (diagonals) and NumPy's interleaved
+    form ``einsum(x, [0, 1], y, [1, 2], [0, 2])``.
     """
+    if not isinstance(subscripts, str):
+        subscripts, operands = _interleaved((subscripts,) + operands)
     operands = list(promote_dtypes(*operands))
     inputs, output = _parse_einsum(subscripts, operands)
     operands = _broadcast_labels(operands, inputs)

@@ -15,9 +15,10 @@ from irax.lax import linalg as lax_linalg
 from ._creation import eye, ones, zeros_like
 from ._decompositions import EighResult, QRResult, SVDResult, eigh, eigvalsh, lstsq, matrix_rank, pinv, qr, svd, svdvals
 from ._linalg_ops import diagonal as _diagonal
-from ._linalg_ops import matmul, tensordot, vecdot
+from ._linalg_ops import einsum, matmul, tensordot, vecdot
 from ._linalg_ops import outer as _outer
 from ._linalg_ops import trace as _jnp_trace
+from ._numeric import cross as _cross
 from ._reductions import any as _any
 from ._reductions import count_nonzero, cumprod, prod, sum as _sum
 from ._reductions import max as _amax, min as _amin
@@ -26,9 +27,10 @@ from ._ufuncs import abs as _abs
 from ._ufuncs import conj, exp, isinf, isnan, log, logical_or, power, real, sqrt, where
 from ._util import canonicalize_axis, ensure_arraylike, promote_dtypes_inexact, staged_as
 
-__all__ = ["EighResult", "QRResult", "SVDResult", "cholesky", "cond", "det", "diagonal", "eigh", "eigvalsh", "inv",
-           "lstsq", "matmul", "matrix_norm", "matrix_power", "matrix_rank", "matrix_transpose", "norm", "outer",
-           "pinv", "qr", "slogdet", "solve", "svd", "svdvals", "tensordot", "trace", "vecdot", "vector_norm"]
+__all__ = ["EighResult", "QRResult", "SVDResult", "cholesky", "cond", "cross", "det", "diagonal", "eigh", "eigvalsh",
+           "inv", "lstsq", "matmul", "matrix_norm", "matrix_power", "matrix_rank", "matrix_transpose", "multi_dot",
+           "norm", "outer", "pinv", "qr", "slogdet", "solve", "svd", "svdvals", "tensordot", "tensorinv",
+           "tensorsolve", "trace", "vecdot", "vector_norm"]
 
 
 def diagonal(x, /, *, offset=0):
@@ -373,3 +375,57 @@ def cond(x, p=None):
             raise ValueError(f"jnp.linalg.cond: for {p=}, array must be square; got {arr.shape=}")
         r = norm(x, ord=p, axis=(-2, -1)) * norm(inv(x), ord=p, axis=(-2, -1))
     return where(isnan(r) & ~_any(isnan(x), axis=(-2, -1)), np.inf, r)
+
+
+def cross(x1, x2, /, *, axis=-1):
+    x1, x2 = ensure_arraylike("jnp.linalg.outer", x1, x2)
+    if x1.shape[axis] != 3 or x2.shape[axis] != 3:
+        raise ValueError("Both input arrays must be (arrays of) 3-dimensional vectors, but they have "
+                         f"x1.shape[axis]={x1.shape[axis]} and x2.shape[axis]={x2.shape[axis]}")
+    return _cross(x1, x2, axis=axis)
+
+
+def multi_dot(arrays, *, precision=None):
+    """One ``einsum`` over the chain, which picks the order of the products."""
+    arrs = list(ensure_arraylike("jnp.linalg.multi_dot", *arrays))
+    if len(arrs) < 2:
+        raise ValueError(f"multi_dot requires at least two arrays; got len(arrays)={len(arrs)}")
+    if not (arrs[0].ndim in (1, 2) and arrs[-1].ndim in (1, 2) and all(a.ndim == 2 for a in arrs[1:-1])):
+        raise ValueError("multi_dot: input arrays must all be two-dimensional, except for the first and last array "
+                         f"which may be 1 or 2 dimensional. Got array shapes {[a.shape for a in arrs]}")
+    if any(a.shape[-1] != b.shape[0] for a, b in zip(arrs[:-1], arrs[1:])):
+        raise ValueError("multi_dot: last dimension of each array must match first dimension of following array. "
+                         f"Got array shapes {[a.shape for a in arrs]}")
+    axes = [(i, i + 1) for i in range(len(arrs))]
+    if arrs[0].ndim == 1:
+        axes[0] = axes[0][1:]
+    if arrs[-1].ndim == 1:
+        axes[-1] = axes[-1][:1]
+    return einsum(*[x for pair in zip(arrs, axes) for x in pair], optimize="auto", precision=precision)
+
+
+def tensorinv(a, ind=2):
+    arr = ensure_arraylike("tensorinv", a)
+    ind = operator.index(ind)
+    if ind <= 0:
+        raise ValueError(f"ind must be a positive integer; got ind={ind}")
+    contracting, rest = arr.shape[:ind], arr.shape[ind:]
+    flat = (int(np.prod(contracting)), int(np.prod(rest)))
+    if flat[0] != flat[1]:
+        raise ValueError("tensorinv is only possible when the product of the first `ind` dimensions equals that of "
+                         f"the remaining dimensions. got arr.shape={arr.shape} with ind={ind}.")
+    return inv(arr.reshape(flat)).reshape(*rest, *contracting)
+
+
+def tensorsolve(a, b, axes=None):
+    a, b = ensure_arraylike("tensorsolve", a, b)
+    if axes is not None:
+        a = moveaxis(a, axes, len(axes) * (a.ndim - 1,))
+    out_shape = a.shape[b.ndim:]
+    if a.shape[:b.ndim] != b.shape:
+        raise ValueError("After moving axes to end, leading shape of a must match shape of b. "
+                         f"got a.shape={a.shape}, b.shape={b.shape}")
+    if b.size != int(np.prod(out_shape)):
+        raise ValueError("Input arrays must have prod(a.shape[:b.ndim]) == prod(a.shape[b.ndim:]); "
+                         f"got a.shape={a.shape}, b.ndim={b.ndim}.")
+    return solve(a.reshape(b.size, int(np.prod(out_shape))), b.ravel()).reshape(out_shape)

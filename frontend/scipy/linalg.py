@@ -19,8 +19,9 @@ from irax.lax._linalg_solve import _lu_solve
 from irax.numpy import linalg as jnp_linalg
 from irax.numpy._util import promote_dtypes_inexact, staged_as
 
-__all__ = ["cho_factor", "cho_solve", "cholesky", "eigh", "expm", "lu", "lu_factor", "lu_solve", "qr",
-           "solve_triangular", "svd"]
+__all__ = ["block_diag", "cho_factor", "cho_solve", "cholesky", "circulant", "det", "eigh", "expm", "fiedler",
+           "hankel", "hilbert", "inv", "lu", "lu_factor", "lu_solve", "qr", "solve", "solve_triangular", "svd",
+           "toeplitz"]
 
 
 def _batched_1d(name, a, b):
@@ -297,3 +298,123 @@ def qr(a, overwrite_a=False, lwork=None, mode="full", pivoting=False, check_fini
     """``(q, r)`` with ``a = q r`` (``mode``: 'full', 'economic', or 'r' for ``(r,)``)."""
     del overwrite_a, lwork, check_finite
     return _qr(a, mode, pivoting)
+
+
+def det(a, overwrite_a=False, check_finite=True):
+    del overwrite_a, check_finite
+    return jnp_linalg.det(a)
+
+
+def inv(a, overwrite_a=False, check_finite=True):
+    del overwrite_a, check_finite
+    return jnp_linalg.inv(a)
+
+
+@staged_as("_solve", static_argnames=("assume_a", "lower"))
+def _solve(a, b, assume_a, lower):
+    """A general solve by LU; a positive definite one (``assume_a='pos'``) by Cholesky, inside
+    ``custom_linear_solve`` so that derivatives reuse the factorization, as JAX's."""
+    if assume_a != "pos":
+        return jnp_linalg.solve(a, b)
+    from irax.batching import vmap
+    from irax.lax._linalg_solve import _broadcasted_matvec
+    a, b = promote_dtypes_inexact(jnp.asarray(a), jnp.asarray(b))
+    if not (a.ndim >= 2 and b.ndim in [a.ndim, a.ndim - 1] and a.shape[-1] == a.shape[-2] == b.shape[a.ndim - 2]):
+        raise ValueError("The arguments to solve must have shapes a=[..., m, m] and b=[..., m, k] or b=[..., m]; "
+                         f"got a={a.shape} and b={b.shape}")
+    factors = cho_factor(lax.stop_gradient(a), lower=lower)
+
+    def solve(b):
+        return lax.custom_linear_solve(lambda x: _broadcasted_matvec(a, x), b,
+                                       solve=lambda _, x: cho_solve(factors, x), symmetric=True)
+    return solve(b) if a.ndim == b.ndim + 1 else vmap(solve, b.ndim - 1, max(a.ndim, b.ndim) - 1)(b)
+
+
+def solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, debug=False, check_finite=True, assume_a="gen"):
+    del overwrite_a, overwrite_b, debug, check_finite
+    valid = ["gen", "sym", "her", "pos"]
+    if assume_a not in valid:
+        raise ValueError(f"Expected assume_a to be one of {valid}; got {assume_a!r}")
+    return _solve(a, b, assume_a, lower)
+
+
+def block_diag(*arrs):
+    """The arrays (at most 2-D) along the diagonal of one matrix, as JAX builds it: each padded to the full width,
+    then concatenated."""
+    if len(arrs) == 0:
+        arrs = (jnp.zeros((1, 0)),)
+    arrs = tuple(jnp.asarray(a) for a in arrs)
+    dtype = jnp.result_type(*arrs)
+    bad = [i for i, a in enumerate(arrs) if a.ndim > 2]
+    if bad:
+        raise ValueError(f"Arguments to jax.scipy.linalg.block_diag must have at most 2 dimensions, got "
+                         f"{arrs[bad[0]]} at argument {bad[0]}.")
+    arrs = [jnp.atleast_2d(a).astype(dtype) for a in arrs]
+    total = sum(a.shape[1] for a in arrs)
+    padded, col = [], 0
+    for a in arrs:
+        cols = a.shape[1]
+        padded.append(lax.pad(a, np.zeros((), dtype)[()], ((0, 0, 0), (col, total - cols - col, 0))))
+        col += cols
+    return jnp.concatenate(padded, axis=0)
+
+
+def _patches(v, rows):
+    """The ``rows``-long windows of ``v`` as the columns of a matrix (JAX builds Toeplitz and Hankel matrices
+    with ``conv_general_dilated_patches``)."""
+    return lax.conv_general_dilated_patches(v.reshape((1, v.shape[0], 1)), (rows,), (1,), "VALID",
+                                            dimension_numbers=("NTC", "IOT", "NTC"),
+                                            precision=lax.Precision.HIGHEST)[0]
+
+
+def _toeplitz_1d(c, r):
+    if c.shape[0] == 0 or r.shape[0] == 0:
+        return jnp.empty((c.shape[0], r.shape[0]), dtype=jnp.promote_types(c.dtype, r.dtype))
+    return jnp.flip(_patches(jnp.concatenate((c[::-1], r[1:])), r.shape[0]), axis=0)
+
+
+def _hankel_1d(c, r):
+    if c.shape[0] == 0 or r.shape[0] == 0:
+        return jnp.empty((c.shape[0], r.shape[0]), dtype=jnp.result_type(c, r))
+    return _patches(jnp.concatenate((c, r[1:])), r.shape[0])
+
+
+def toeplitz(c, r=None):
+    """The matrix with first column ``c`` and first row ``r`` (``conj(c)`` if not given), batched over leading
+    dimensions."""
+    c = jnp.atleast_1d(jnp.asarray(c))
+    r = jnp.conjugate(c) if r is None else jnp.atleast_1d(jnp.asarray(r))
+    return jnp.vectorize(_toeplitz_1d, signature="(m),(n)->(m,n)")(c, r)
+
+
+def hankel(c, r=None):
+    """The matrix with first column ``c`` and last row ``r`` (zeros if not given; ``r[0]`` is ignored)."""
+    c = jnp.asarray(c)
+    r = jnp.zeros_like(c) if r is None else jnp.asarray(r)
+    if c.ndim == 0:
+        raise ValueError("hankel: c must be at least 1-dimensional, got a scalar.")
+    if r.ndim == 0:
+        raise ValueError("hankel: r must be at least 1-dimensional, got a scalar.")
+    if c.ndim < r.ndim:
+        c = lax.expand_dims(c, range(r.ndim - c.ndim))
+    elif r.ndim < c.ndim:
+        r = lax.expand_dims(r, range(c.ndim - r.ndim))
+    return jnp.vectorize(_hankel_1d, signature="(m),(n)->(m,n)")(c, r)
+
+
+def circulant(c):
+    """The matrix whose columns are the cyclic shifts of ``c``."""
+    def one(c):
+        n = c.shape[0]
+        return c[(jnp.arange(n)[:, None] - jnp.arange(n)[None, :]) % n]
+    return jnp.vectorize(one, signature="(n)->(n,n)")(jnp.atleast_1d(jnp.asarray(c)))
+
+
+def fiedler(a):
+    a = jnp.atleast_1d(jnp.asarray(a))
+    return jnp.abs(a[..., None] - a[..., None, :])
+
+
+def hilbert(n):
+    a = lax.broadcasted_iota(float, (n, 1), 0)
+    return 1 / (a + a.T + 1)

@@ -1,0 +1,256 @@
+"""StableHLO lowerings of ``lu`` and ``triangular_solve`` by blocks, as LAPACK's ``getrf`` and ``trsm``.
+
+Each trip of a ``stablehlo.while`` is a host-scheduled step of a few dispatches, so the number of trips, not the
+arithmetic, sets the cost of a loop over columns: one trip per column over the whole matrix took ~30 µs at 256x256.
+Here one trip factors a panel of ``PANEL`` columns, its column steps unrolled over the panel alone (a few µs each),
+then moves the panel's row swaps through the matrix with one gather, solves the panel's block row with the inverse
+of its unit lower triangle and updates the trailing matrix with one product. The columns left over by the whole
+panels form a first, narrower panel. The pivot choice and the treatment of zero and NaN pivots are those of
+``backends/numpy_linalg.py``: the first row of largest magnitude (a NaN wins), a zero pivot leaves its column
+undivided. A triangular solve takes ``SOLVE_BLOCK`` rows a trip. Products with inverted triangles round differently
+from substitution (within float32 tolerance of JAX's) and spread a NaN of a block to the block's other rows.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from irax.ir.dialect import tensor_type
+from irax.ir.mlir import ir
+from irax.ir.shapes import issubdtype
+
+from .lower_decompositions import _Linalg, _real
+from .lower_linalg import _I32, _as_stack, _dtype, _from_stack, _shape
+from .to_stablehlo import _argminmax_body, lowering
+
+PANEL = 16
+SOLVE_BLOCK = 64
+
+
+def _canonical(e, a, b, *, left_side, lower, transpose_a, conjugate_a):
+    """As ``numpy_linalg.canonical_triangular_solve``: the left-side system, whether its matrix is lower
+    triangular, and how its solution maps back."""
+    if conjugate_a:
+        a = e.conj(a)
+    if transpose_a != (not left_side):
+        a = e.transpose_last(a)
+        lower = not lower
+    if not left_side:
+        b = e.transpose_last(b)
+    return a, b, lower, (lambda x: x if left_side else e.transpose_last(x))
+
+
+def _magnitude(s, x):
+    """|x| for real x, |re| + |im| for complex x (LAPACK's ``icamax`` measure)."""
+    if _real(_dtype(x)) == _dtype(x):
+        return s.abs(x)
+    return s.add(s.abs(s.part("real", x)), s.abs(s.part("imag", x)))
+
+
+def _unit_triangular_inverse(s, tri, width, lower=True, scale=None):
+    """``(I + M)^-1`` for the strictly lower (upper) ``M`` of ``tri`` (its rows divided by ``scale`` if given):
+    ``(I - M)(I + M^2)(I + M^4)...``, M being nilpotent, stops once a power of M is zero."""
+    shape = _shape(tri)
+    rows, cols = s.iota(shape, 1), s.iota(shape, 2)
+    if scale is not None:
+        tri = s.div(tri, s.bcast(scale, shape, (0, 1)))
+    power = s.where(s.cmp(rows, cols, "GT" if lower else "LT"), tri, 0)
+    eye = s.where(s.cmp(rows, cols, "EQ"), s.const(1, _dtype(tri), shape), 0)
+    inverse = s.sub(eye, power)
+    span = 2
+    while span < width:
+        power = s.matmul(power, power)
+        inverse = s.matmul(inverse, s.add(eye, power))
+        span *= 2
+    return inverse
+
+
+def _gather_rows(s, a, order):
+    """``a[b, order[b, r], :]`` for each matrix ``b`` of the stack."""
+    batch, m, n = _shape(a)
+    flat = s.reshape(a, (batch * m, n))
+    offsets = s.mul(s.iota((batch, m), 0), s.const(m, _I32, (batch, m)))
+    index = s.reshape(s.add(order, offsets), (batch * m, 1))
+    numbers = ("#stablehlo.gather<offset_dims = [1], collapsed_slice_dims = [0], start_index_map = [0], "
+               "index_vector_dim = 1>")
+    rows = s.op("stablehlo.gather", [flat, index], (batch * m, n), _dtype(a), dimension_numbers=numbers,
+                slice_sizes=[1, n], indices_are_sorted=False).result
+    return s.reshape(rows, (batch, m, n))
+
+
+def _concat(s, pieces, dim):
+    if len(pieces) == 1:
+        return pieces[0]
+    shape = list(_shape(pieces[0]))
+    shape[dim] = sum(_shape(p)[dim] for p in pieces)
+    return s.op("stablehlo.concatenate", pieces, shape, _dtype(pieces[0]), dimension=dim).result
+
+
+def _argmax_rows(s, x):
+    """The first row of largest ``x`` (a NaN wins) in each matrix of a ``(batch, m)`` stack: one reduce."""
+    batch, m = _shape(x)
+    dtype = _dtype(x)
+    operands = [x, s.iota((batch, m), 1), s.const(-np.inf, dtype), s.const(0, _I32)]
+    vt, it = tensor_type((), dtype), tensor_type((), _I32)
+    op = ir.Operation.create("stablehlo.reduce", results=[tensor_type((batch,), dtype), tensor_type((batch,), _I32)],
+                             operands=operands, attributes={"dimensions": ir.DenseI64ArrayAttr.get([1])}, regions=1,
+                             loc=s.loc, ip=s.ip)
+    with s.loc:
+        block = op.regions[0].blocks.append(vt, it, vt, it)
+    _argminmax_body(s, block, vt, it, dtype, True)
+    return op.results[1]
+
+
+def _row_sums(s, xs):
+    """The sums over the last dimension of several ``(batch, r, m)`` arrays, as one reduce (one dispatch)."""
+    batch, r, _ = _shape(xs[0])
+    dtype = _dtype(xs[0])
+    scalar = tensor_type((), dtype)
+    op = ir.Operation.create("stablehlo.reduce", results=[tensor_type((batch, r), dtype)] * len(xs),
+                             operands=list(xs) + [s.const(0, dtype)] * len(xs),
+                             attributes={"dimensions": ir.DenseI64ArrayAttr.get([2])}, regions=1, loc=s.loc, ip=s.ip)
+    with s.loc:
+        block = op.regions[0].blocks.append(*[scalar] * (2 * len(xs)))
+    inner = s.child(ir.InsertionPoint(block))
+    args = list(block.arguments)
+    sums = [inner.add(a, b) for a, b in zip(args[:len(xs)], args[len(xs):])]
+    ir.Operation.create("stablehlo.return", results=[], operands=sums, loc=s.loc, ip=inner.ip)
+    return list(op.results)
+
+
+def _panel(s, state, start, width, k_max):
+    """Factors columns ``start .. start + width`` (``start`` a traced i32 scalar, ``width`` static) and applies
+    them to the rest of the matrix. Each column step is two reductions (the pivot row's index, the pivot row) and
+    one elementwise update of the panel; the panel carries its rows' original indices as an extra column (exact
+    in any float type computed here below 2**24 rows), so that the swaps reach the rest of the matrix as one
+    gather after the panel."""
+    pivots, perm, a = state
+    batch, m, n = _shape(a)
+    dtype = _dtype(a)
+    zero = s.const(0, _I32)
+    rows = s.iota((batch, m), 1)
+    shape_p = (batch, width + 1, m)
+    cols_p, rows_p = s.iota(shape_p, 1), s.iota(shape_p, 2)
+    index = s.convert(s.convert(s.reshape(rows, (batch, 1, m)), _real(dtype)), dtype)
+    panel = _concat(s, [s.transpose_last(s.slice(a, [zero, zero, start], [batch, m, width])), index], 1)
+    for j in range(width):
+        k = s.add(start, s.const(j, _I32))
+        kk, kk_p = s.at(k, (batch, m)), s.at(k, shape_p)
+        col = s.reshape(s.window(panel, [0, j, 0], [batch, j + 1, m]), (batch, m))
+        i = _argmax_rows(s, s.where(s.cmp(rows, kk, "GE"), _magnitude(s, col), -np.inf))
+        pivots = s.select(s.cmp(s.iota((batch, k_max), 1), s.at(k, (batch, k_max)), "EQ"),
+                          s.bcast(i, (batch, k_max), (0,)), pivots)
+        is_k, is_i = s.cmp(rows_p, kk_p, "EQ"), s.cmp(rows_p, s.bcast(i, shape_p, (0,)), "EQ")
+        row_i, row_k = _row_sums(s, [s.where(is_i, panel, 0), s.where(is_k, panel, 0)])
+        swapped = s.select(is_k, s.bcast(row_i, shape_p, (0, 1)), s.select(is_i, s.bcast(row_k, shape_p, (0, 1)),
+                                                                             panel))
+        pivot = s.bcast(s.reshape(s.window(row_i, [0, j], [batch, j + 1]), (batch,)), shape_p, (0,))
+        # column j after the swap, from the panel before it: ``swapped`` stays one fused elementwise update
+        at = [s.bcast(s.reshape(s.window(r, [0, j], [batch, j + 1]), (batch,)), (batch, m), (0,))
+              for r in (row_i, row_k)]
+        col = s.select(s.cmp(rows, kk, "EQ"), at[0], s.select(s.cmp(rows, s.bcast(i, (batch, m), (0,)), "EQ"),
+                                                              at[1], col))
+        col = s.bcast(col, shape_p, (0, 2))
+        below = s.cmp(rows_p, kk_p, "GT")
+        scaled = s.select(s.same("stablehlo.and", below, s.cmp(pivot, s.zeros_like(pivot), "NE")),
+                          s.div(col, pivot), col)
+        at_j = s.cmp(cols_p, s.const(j, _I32, shape_p), "EQ")
+        right = s.same("stablehlo.and", s.cmp(cols_p, s.const(j, _I32, shape_p), "GT"),
+                       s.cmp(cols_p, s.const(width, _I32, shape_p), "LT"))
+        eliminated = s.sub(swapped, s.mul(scaled, s.bcast(row_i, shape_p, (0, 1))))
+        panel = s.select(at_j, scaled, s.select(s.same("stablehlo.and", right, below), eliminated, swapped))
+    order = s.convert(s.real(s.reshape(s.window(panel, [0, width, 0], [batch, width + 1, m]), (batch, m))), _I32)
+    panel = s.transpose_last(s.window(panel, [0, 0, 0], [batch, width, m]))
+    perm = s.reshape(_gather_rows(s, s.reshape(perm, (batch, m, 1)), order), (batch, m))
+    a = s.update(_gather_rows(s, a, order), panel, [zero, zero, start])
+    end = s.add(start, s.const(width, _I32))
+    strip = s.slice(a, [zero, start, zero], [batch, width, n])
+    low = s.slice(panel, [zero, start, zero], [batch, width, width])
+    block = s.matmul(_unit_triangular_inverse(s, low, width), strip)
+    shape_s = (batch, width, n)
+    right = s.cmp(s.iota(shape_s, 2), s.at(end, shape_s), "GE")
+    block = s.select(right, block, strip)
+    a = s.update(a, block, [zero, start, zero])
+    shape_a = (batch, m, n)
+    trailing = s.same("stablehlo.and", s.cmp(s.iota(shape_a, 1), s.at(end, shape_a), "GE"),
+                      s.cmp(s.iota(shape_a, 2), s.at(end, shape_a), "GE"))
+    return [pivots, perm, s.select(trailing, s.sub(a, s.matmul(panel, block)), a)]
+
+
+@lowering("lu")
+def _lu(ctx, x):
+    out, pivots_aval, perm_aval = ctx.result_avals
+    e = _Linalg(ctx.loc, ctx.ip)
+    m, n = out.shape[-2:]
+    if out.size == 0:
+        perm = e.iota(perm_aval.shape, perm_aval.ndim - 1)
+        return [x, e.const(0, _I32, pivots_aval.shape), perm]
+    a = _as_stack(e, x)
+    batch = _shape(a)[0]
+    k_max = min(m, n)
+    state = [e.const(0, _I32, (batch, k_max)), e.iota((batch, m), 1), a]
+    whole, rest = divmod(k_max, PANEL)
+    if rest:  # first, for the reason ``_triangular_solve`` gives
+        state = _panel(e, state, e.const(0, _I32), rest, k_max)
+    if whole:
+        def body(s, k, carry):
+            return _panel(s, carry, s.add(s.mul(k, s.const(PANEL, _I32)), s.const(rest, _I32)), PANEL, k_max)
+        state = e.fori(whole, e.barrier(*state), body)
+    pivots, perm, a = state
+    return [_from_stack(e, a, out), e.reshape(pivots, pivots_aval.shape), e.reshape(perm, perm_aval.shape)]
+
+
+@lowering("triangular_solve")
+def _triangular_solve(ctx, a, b, *, left_side, lower, transpose_a, conjugate_a, unit_diagonal):
+    """Blocked substitution, ``SOLVE_BLOCK`` rows a step (from the top for a lower triangular matrix, from the
+    bottom for an upper one): each block's right-hand side less the product with the rows already solved, times
+    the inverse of its diagonal block."""
+    out = ctx.result_avals[0]
+    e = _Linalg(ctx.loc, ctx.ip)
+    if out.size == 0:
+        return e.const(0, out.dtype, out.shape)
+    a, b = _as_stack(e, a), _as_stack(e, b)
+    conjugate = conjugate_a and issubdtype(_dtype(a), np.complexfloating)
+    tri, rhs, lower, unmap = _canonical(e, a, b, left_side=left_side, lower=lower, transpose_a=transpose_a,
+                                        conjugate_a=conjugate)
+    batch, n, m = _shape(rhs)
+    zero = e.const(0, _I32)
+
+    def block(s, x, start, width):
+        """Solves rows ``start .. start + width``; ``x`` is None before any row is solved. The zeros the rows go
+        into are read through a barrier: folded into their update, complex zeros become an ``arith.constant`` that
+        IREE 3.13 rejects ("attribute 'value' failed to satisfy constraint: TypedAttr instance")."""
+        end = s.add(start, s.const(width, _I32))
+        y = s.slice(rhs, [zero, start, zero], [batch, width, m])
+        if x is not None:
+            shape_t = (batch, width, n)
+            cols = s.iota(shape_t, 2)
+            solved = s.cmp(cols, s.at(start, shape_t), "LT") if lower else s.cmp(cols, s.at(end, shape_t), "GE")
+            strip = s.where(solved, s.slice(tri, [zero, start, zero], [batch, width, n]), 0)
+            y = s.sub(y, s.matmul(strip, x))
+        else:
+            (x,) = s.barrier(s.const(0, _dtype(rhs), (batch, n, m)))
+        diagonal = s.slice(tri, [zero, start, start], [batch, width, width])
+        scale = None if unit_diagonal else s.diagonal(diagonal)
+        if scale is not None:
+            y = s.div(y, s.bcast(scale, (batch, width, m), (0, 1)))
+        y = s.matmul(_unit_triangular_inverse(s, diagonal, width, lower, scale), y)
+        return s.update(x, y, [zero, start, zero])
+
+    whole, rest = divmod(n, SOLVE_BLOCK)
+
+    def first_row(s, k):
+        """The first row of the ``k``-th whole block. The narrower block of the rows left over comes first (at the
+        top of a lower matrix, at the bottom of an upper one): after the loop, IREE 3.13 fails to compile two such
+        solves of one shape in a module ("'stream.async.dispatch' op : streamable op expected to be in an
+        execution region")."""
+        k = s.mul(k, s.const(SOLVE_BLOCK, _I32))
+        return s.add(k, s.const(rest, _I32)) if lower else s.sub(s.const(n - rest - SOLVE_BLOCK, _I32), k)
+
+    tri, rhs = e.barrier(tri, rhs)
+    x = block(e, None, e.const(0 if lower else n - rest, _I32), rest) if rest else e.const(0, _dtype(rhs),
+                                                                                             (batch, n, m))
+    if whole:
+        def body(s, k, carry):
+            return [block(s, carry[0], first_row(s, k), SOLVE_BLOCK)]
+        (x,) = e.fori(whole, [x], body)
+    return _from_stack(e, unmap(x), out)
