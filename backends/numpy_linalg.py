@@ -1,6 +1,6 @@
-"""NumPy rules of ``cholesky``, ``triangular_solve`` and ``lu``: the same column and row loops the StableHLO
-lowerings run (``passes/lower_linalg.py``), so that eager and jitted results agree to rounding, written with NumPy
-alone (LAPACK's answers through SciPy would tie irax to it).
+"""NumPy rules of ``cholesky``, ``triangular_solve`` and ``lu``: the unblocked column and row loops whose pivot
+choices and special values the blocked StableHLO lowerings (``passes/lower_blocked.py``) keep, so that eager and
+jitted results agree to rounding, written with NumPy alone (LAPACK's answers through SciPy would tie irax to it).
 
 Every rule flattens the batch dimensions into one and works on stacks of matrices. Half-precision operands are
 computed in float32, as the lowerings do.

@@ -1,11 +1,10 @@
-"""StableHLO lowering of ``cholesky`` as a ``stablehlo.while`` loop, and the emitter the linear algebra lowerings
-share.
+"""The emitter the linear algebra lowerings share, and their stacks of matrices.
 
 IREE 3.13 rejects ``stablehlo.cholesky`` and ``stablehlo.triangular_solve`` ("failed to legalize operation ...
-explicitly marked illegal"), and JAX's CPU lowerings are LAPACK custom calls, so each decomposition is a loop of
-ordinary ops over a stack of matrices (the batch dimensions flattened into one): one column per step, the other
-entries masked by iota comparisons so that every step has the same shapes. The algorithm is that of
-``backends/numpy_linalg.py``, step for step. Half-precision operands are computed in float32.
+explicitly marked illegal"), and JAX's CPU lowerings are LAPACK custom calls, so each decomposition is written as
+loops of ordinary ops over a stack of matrices (the batch dimensions flattened into one), the entries outside a
+step's reach masked by iota comparisons so that every step has the same shapes. Half-precision operands are
+computed in float32.
 """
 from __future__ import annotations
 
@@ -16,7 +15,7 @@ from irax.ir.mlir import ir
 from irax.ir.params import dense_attr
 from irax.ir.shapes import issubdtype
 
-from .to_stablehlo import _HALF, _attr, _compare_type, lowering
+from .to_stablehlo import _HALF, _attr, _compare_type
 
 _I32, _BOOL, _F32 = np.dtype(np.int32), np.dtype(np.bool_), np.dtype(np.float32)
 
@@ -170,37 +169,3 @@ def _as_stack(e, x):
 
 def _from_stack(e, x, aval):
     return e.convert(e.reshape(x, aval.shape), aval.dtype)
-
-
-@lowering("cholesky")
-def _cholesky(ctx, x):
-    out = ctx.result_avals[0]
-    if out.size == 0:
-        return x
-    e = _emitter(ctx)
-    (a,) = e.barrier(_as_stack(e, x))
-    batch, n, _ = _shape(a)
-    dtype = _dtype(a)
-    real = np.finfo(dtype).dtype
-    zero_i = e.const(0, _I32)
-
-    def step(s, k, state):
-        low, ok = state
-        row = s.conj(s.slice(low, [zero_i, k, zero_i], [batch, None, n]))
-        v = s.sub(s.slice(a, [zero_i, zero_i, k], [batch, n, None]), s.dot(low, row, (2, 1), (batch, n)))
-        d = s.slice(v, [zero_i, k], [batch, None])
-        d = s.part("real", d) if real != dtype else d
-        positive = s.cmp(d, s.const(0, real, (batch,)), "GT")
-        root = s.convert(s.same("stablehlo.sqrt", s.select(positive, d, s.const(1, real, (batch,)))), dtype)
-        root = s.bcast(root, (batch, n), (0,))
-        rows, kk = s.iota((batch, n), 1), s.at(k, (batch, n))
-        col = s.select(s.cmp(rows, kk, "GT"), s.div(v, root),
-                       s.select(s.cmp(rows, kk, "EQ"), root, s.const(0, dtype, (batch, n))))
-        low = s.update(low, s.reshape(col, (batch, n, 1)), [zero_i, zero_i, k])
-        return [low, s.same("stablehlo.and", ok, positive)]
-
-    low, ok = e.fori(n, [e.const(0, dtype, (batch, n, n)), e.const(True, _BOOL, (batch,))], step)
-    shape3 = (batch, n, n)
-    tri = e.cmp(e.iota(shape3, 1), e.iota(shape3, 2), "GE")
-    result = e.select(e.bcast(ok, shape3, (0,)), e.select(tri, low, a), e.const(np.nan, dtype, shape3))
-    return _from_stack(e, result, out)

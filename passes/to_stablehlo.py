@@ -840,7 +840,6 @@ from . import lower_solves  # noqa: E402,F401  (fills LOWERINGS with custom_line
 from . import lower_extras  # noqa: E402,F401  (fills LOWERINGS with tile and optimization_barrier)
 from . import lower_sort  # noqa: E402,F401  (fills LOWERINGS with sort and top_k)
 from . import lower_fft  # noqa: E402,F401  (fills LOWERINGS with fft)
-from . import lower_linalg  # noqa: E402,F401  (fills LOWERINGS with cholesky)
 from . import lower_decompositions  # noqa: E402,F401  (fills LOWERINGS with eigh, svd and qr)
-from . import lower_blocked  # noqa: E402,F401  (fills LOWERINGS with lu and triangular_solve)
+from . import lower_blocked  # noqa: E402,F401  (fills LOWERINGS with lu, cholesky and triangular_solve)
 from . import lower_special  # noqa: E402,F401  (fills LOWERINGS with igamma, betainc, the Bessel functions, zeta, ...)

@@ -471,3 +471,23 @@ def test_blocked_triangular_solve_matches_jax():
     kw = dict(left_side=True, lower=True, transpose_a=True, conjugate_a=True)
     assert _relative_error(irax.jit(lambda a, b: ilax.linalg.triangular_solve(a, b, **kw))(c, cb),
                            jax.lax.linalg.triangular_solve(c, cb, **kw)) < 1e-4
+
+
+def test_blocked_cholesky_matches_jax_beyond_one_panel():
+    """Cholesky of matrices past one panel (a narrower panel, then whole ones in the loop): JAX's factor to float32
+    rounding, batched and complex; a non-positive pivot in a later panel makes the factor all NaN, as JAX's."""
+    def spd(n, batch=(), complex_=False):
+        a = _rng.standard_normal(batch + (n, n))
+        if complex_:
+            a = a + 1j * _rng.standard_normal(batch + (n, n))
+        return (a @ np.conj(np.swapaxes(a, -1, -2)) + n * np.eye(n)).astype(np.complex64 if complex_ else np.float32)
+    not_pd = spd(40)
+    not_pd[30, 30] = -1e4
+    cases = [spd(37), spd(32, (2,)), spd(21, complex_=True), not_pd]
+    got_all = irax.jit(lambda *xs: [ilax.linalg.cholesky(x) for x in xs])(*cases)
+    for x, got in zip(cases, got_all):
+        want = np.asarray(jax.lax.linalg.cholesky(x))
+        if np.isnan(want).any():
+            np.testing.assert_array_equal(np.isnan(np.asarray(got)), np.isnan(want))
+        else:
+            assert _relative_error(got, want) < 1e-5
