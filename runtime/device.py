@@ -66,12 +66,17 @@ class Device:
         self._element_types = {dt: int(getattr(rt.HalElementType, name)) for dt, name in _ELEMENT_TYPES.items()}
 
     def put(self, array: np.ndarray):
-        """Copies a host array into a new device buffer view."""
+        """Copies a host array into a new device buffer view. A C-contiguous array is copied as it is, IREE making
+        the view (a third of the cost of a byte copy wrapped in a view: a microsecond a jit argument); an empty one
+        gets one element of storage."""
         array = np.asarray(array, order="C")
-        raw = array.reshape(-1).view(np.uint8) if array.size else np.zeros(max(array.dtype.itemsize, 1), np.uint8)
-        buffer = self._allocator.allocate_buffer_copy(
-            memory_type=self._memory_type, allowed_usage=self._usage, device=self.hal_device, buffer=raw)
-        return self._rt.HalBufferView(buffer, list(array.shape), self._element_types[array.dtype])
+        element_type = self._element_types[array.dtype]
+        if array.size:
+            return self._allocator.allocate_buffer_copy(self._memory_type, self._usage, self.hal_device, array,
+                                                        element_type)
+        buffer = self._allocator.allocate_buffer_copy(self._memory_type, self._usage, self.hal_device,
+                                                      np.zeros(max(array.dtype.itemsize, 1), np.uint8))
+        return self._rt.HalBufferView(buffer, list(array.shape), element_type)
 
     def to_host(self, buffer_view, shape, dtype) -> np.ndarray:
         return to_host(buffer_view, shape, dtype)
