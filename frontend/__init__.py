@@ -19,12 +19,15 @@ _DEFINED_IN = {
     "ad_checkpoint": ("checkpoint", "checkpoint_policies", "remat"),
     "ad": ("closure_convert", "grad", "hessian", "jacfwd", "jacobian", "jacrev", "jvp", "linearize",
            "value_and_grad", "vjp"),
-    "api": ("ShapeDtypeStruct", "eval_shape", "jit", "make_jaxpr"),
+    "api": ("ShapeDtypeStruct", "clear_caches", "eval_shape", "jit", "make_jaxpr", "named_call", "named_scope",
+            "typeof"),
+    "config": ("disable_jit",),
     "array": ("Array",),
     "batching": ("vmap",),
     "custom_derivatives": ("custom_jvp", "custom_vjp"),
     "core": ("Tracer",),
-    "device": ("block_until_ready", "default_backend", "device_get", "device_put", "devices", "local_devices"),
+    "device": ("block_until_ready", "default_backend", "device_count", "device_get", "device_put", "devices",
+               "local_device_count", "local_devices", "process_count", "process_index"),
 }
 _MODULE_OF = {name: module for module, names in _DEFINED_IN.items() for name in names}
 
@@ -47,7 +50,9 @@ def __dir__():
 __version__ = "0.1.0"
 
 __all__ = ["Array", "ShapeDtypeStruct", "Tracer", "ad_checkpoint", "block_until_ready", "checkpoint",
-           "checkpoint_policies", "closure_convert", "config", "custom_jvp", "custom_vjp", "default_backend",
-           "device_get", "device_put", "devices", "dtypes", "errors", "eval_shape", "grad", "hessian", "jacfwd",
-           "jacobian", "jacrev", "jit", "jvp", "lax", "linearize", "local_devices", "make_jaxpr", "nn", "numpy",
-           "random", "remat", "scipy", "test_util", "tree", "tree_util", "value_and_grad", "vjp", "vmap"]
+           "checkpoint_policies", "clear_caches", "closure_convert", "config", "custom_jvp", "custom_vjp",
+           "default_backend", "device_count", "device_get", "device_put", "devices", "disable_jit", "dtypes",
+           "errors", "eval_shape", "grad", "hessian", "jacfwd", "jacobian", "jacrev", "jit", "jvp", "lax",
+           "linearize", "local_device_count", "local_devices", "make_jaxpr", "named_call", "named_scope", "nn",
+           "numpy", "process_count", "process_index", "random", "remat", "scipy", "test_util", "tree", "tree_util",
+           "typeof", "value_and_grad", "vjp", "vmap"]

@@ -1,6 +1,7 @@
 """``jit``, ``make_jaxpr``, ``eval_shape``: tracing a Python function into the jaxpr dialect."""
 from __future__ import annotations
 
+import contextlib
 import functools
 import itertools
 import weakref
@@ -344,6 +345,42 @@ def _leaf_names(fun, args, kwargs):
     return names
 
 
+_JITTED = weakref.WeakSet()
+
+
+def clear_caches():
+    """Forgets every jitted function's traces and compiled calls, and the compiled modules kept in memory (the
+    persistent cache stays), as ``jax.clear_caches``."""
+    for jitted in list(_JITTED):
+        jitted._cache.clear()
+        jitted._flat_cache.clear()
+        jitted._nested.clear()
+    from irax.backends import iree
+    iree._memory_cache.clear()
+
+
+def typeof(x):
+    """The abstract value of ``x``: its ShapedArray (weakly typed for Python scalars)."""
+    aval = getattr(x, "aval", None)
+    if aval is None:
+        from .lax._scalars import as_operand
+        aval = as_operand(x).aval
+    return aval
+
+
+def named_call(fun, *, name=None):
+    """``fun`` itself: JAX's name only labels the compiled program's metadata, never the jaxpr."""
+    return fun
+
+
+@contextlib.contextmanager
+def named_scope(name: str):
+    """A no-op scope: JAX's names only label the compiled program's metadata."""
+    if not isinstance(name, str):
+        raise TypeError("named_scope name argument must be a string.")
+    yield
+
+
 class JitWrapped:
     """A jitted function: traced and compiled once per argument signature."""
 
@@ -360,6 +397,7 @@ class JitWrapped:
         self._has_statics = bool(self._static_argnums or self._static_argnames)
         self._eager_inline = eager_inline
         self._flat_cache = {}  # (x64, avals of positional Array arguments) -> compiled call
+        _JITTED.add(self)
 
     def __get__(self, obj, objtype=None):
         if obj is None:
@@ -377,6 +415,8 @@ class JitWrapped:
         return key, leaves, args, kwargs, statics
 
     def __call__(self, *args, **kwargs):
+        if config.jax_disable_jit:
+            return self._fun(*args, **kwargs)
         if len(core._stack) > 1:
             return self._call_under_trace(args, kwargs)
         if self._eager_inline:

@@ -33,6 +33,7 @@ class Config:
         self.irax_log_compiles = _env_flag("IRAX_LOG_COMPILES")
         self.jax_numpy_rank_promotion = "allow"
         self.jax_default_matmul_precision = None
+        self.jax_disable_jit = False
         self._listeners: dict = {}
 
     def _known(self):
@@ -61,11 +62,20 @@ config = Config()
 
 
 @contextlib.contextmanager
-def enable_x64(new_val: bool = True):
-    """Temporarily turns 64-bit types on (or off), as ``jax.experimental.enable_x64``."""
-    old = config.jax_enable_x64
-    config.update("jax_enable_x64", bool(new_val))
+def _set_for_a_while(name: str, value):
+    old = getattr(config, name)
+    config.update(name, value)
     try:
         yield
     finally:
-        config.update("jax_enable_x64", old)
+        config.update(name, old)
+
+
+def enable_x64(new_val: bool = True):
+    """Temporarily turns 64-bit types on (or off), as ``jax.experimental.enable_x64``."""
+    return _set_for_a_while("jax_enable_x64", bool(new_val))
+
+
+def disable_jit(disable: bool = True):
+    """``jit`` calls its function directly (op by op, eagerly) while active, as ``jax.disable_jit``."""
+    return _set_for_a_while("jax_disable_jit", bool(disable))

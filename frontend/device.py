@@ -42,6 +42,22 @@ def default_backend() -> str:
     return "cpu"
 
 
+def device_count(backend=None) -> int:
+    return len(devices(backend))
+
+
+def local_device_count(backend=None) -> int:
+    return len(devices(backend))
+
+
+def process_count(backend=None) -> int:
+    return 1
+
+
+def process_index(backend=None) -> int:
+    return 0
+
+
 def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
     """Places each array leaf on ``device``, committing it there (as ``jax.device_put``); with no device, arrays
     stay where they are and other values go to the CPU, uncommitted."""

@@ -108,7 +108,10 @@ class ShapedArray:
 
     def __repr__(self):
         weak = ", weak_type=True" if self.weak_type else ""
-        return f"ShapedArray({self.str_short()}{weak})"
+        return f"ShapedArray({self.str_short(short_dtypes=False)}{weak})"
+
+    def __str__(self):
+        return ("~" if self.weak_type else "") + self.str_short(short_dtypes=False)
 
 
 def parse_aval(spec: str) -> ShapedArray:

@@ -209,3 +209,57 @@ def test_static_argnames_apply_to_positional_arguments_and_back():
         np.testing.assert_allclose(np.asarray(call(jitted)), x * 3)
     with pytest.raises(ValueError, match=r"static_argnums=\(2,\), but only accepts 2 positional arguments"):
         irax.jit(f, static_argnums=2)
+
+
+def test_disable_jit_calls_the_function_eagerly():
+    """As JAX: under ``disable_jit`` (or the config flag) a jitted function runs its Python body on the arguments
+    as given, every call."""
+    seen = []
+
+    def f(x):
+        seen.append(type(x))
+        return x * 2
+    jitted = irax.jit(f)
+    with irax.disable_jit():
+        out = jitted(np.ones(2, np.float32))
+        jitted(np.ones(2, np.float32))
+    assert seen == [np.ndarray, np.ndarray] and isinstance(out, np.ndarray)
+    irax.config.update("jax_disable_jit", True)
+    try:
+        jitted(np.ones(2, np.float32))
+    finally:
+        irax.config.update("jax_disable_jit", False)
+    assert len(seen) == 3
+    jitted(np.ones(2, np.float32))
+    assert len(seen) == 4 and seen[-1] is not np.ndarray
+
+
+def test_clear_caches_retraces():
+    traces = []
+
+    @irax.jit
+    def f(x):
+        traces.append(1)
+        return x + 1
+    f(np.ones(2, np.float32))
+    f(np.ones(2, np.float32))
+    irax.clear_caches()
+    np.testing.assert_array_equal(np.asarray(f(np.ones(2, np.float32))), [2, 2])
+    assert len(traces) == 2
+
+
+def test_typeof_named_call_named_scope_and_device_counts_as_jax():
+    jax = pytest.importorskip("jax")
+    for x in (np.ones(3, np.float32), 1.0, np.ones((2, 0), np.int8), np.ones(2, np.float16), True):
+        assert repr(irax.typeof(x)) == repr(jax.typeof(x)) and str(irax.typeof(x)) == str(jax.typeof(x))
+    assert repr(irax.typeof(jnp.ones(3))) == "ShapedArray(float32[3])"
+
+    def scoped(x):
+        with irax.named_scope("block"):
+            return irax.named_call(lambda y: y * 2, name="double")(x)
+    assert str(irax.make_jaxpr(scoped)(1.0)) == str(jax.make_jaxpr(lambda x: x * 2)(1.0))
+    with pytest.raises(TypeError, match="must be a string"):
+        with irax.named_scope(3):
+            pass
+    counts = (irax.device_count(), irax.local_device_count(), irax.process_count(), irax.process_index())
+    assert counts == (1, 1, 1, 0)
