@@ -280,15 +280,15 @@ def _flat_key(args):
     whole IREE call of a small function."""
     key = [config.jax_enable_x64]
     for a in args:
-        sig = getattr(a, "_sig", None)
-        if sig is None:
-            if isinstance(a, (np.ndarray, np.generic)):
-                sig = (a.shape, a.dtype)
-            elif type(a) in _SCALAR_TYPES:
-                sig = type(a)
-            else:
-                return None
-        key.append(sig)
+        kind = type(a)
+        if kind is Array:
+            key.append(a._sig)
+        elif kind is np.ndarray or isinstance(a, np.generic):
+            key.append((a.shape, a.dtype))
+        elif kind in _SCALAR_TYPES:
+            key.append(kind)
+        else:
+            return None
     return tuple(key)
 
 

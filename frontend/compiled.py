@@ -102,6 +102,7 @@ class CompiledCall:
         self.out_tree = traced.out_tree
         self.const_buffers = [self.device.put(to_numpy(c)) for c in traced.closure]
         self.n_out = len(traced.out_avals)
+        self._n_args = len(traced.in_avals) + len(self.const_buffers)
         self._single_output = self.out_tree == tree_util.tree_structure(0) and not traced.float0_outputs
         self.aliased = donation_pairs(traced)
         # IREE returns an argument's buffer for an output that is the argument or a reshape of it: such arrays
@@ -191,7 +192,7 @@ class CompiledCall:
         leaves, with its signature."""
         if self._check_aliases:
             return self(arrays)
-        args = self._variant_list(len(arrays) + len(self.const_buffers))
+        args = self._variant_list(self._n_args)
         device, gpu = self.device, self._gpu
         for a, aval in zip(arrays, self.in_avals):
             if isinstance(a, Array):
