@@ -2,6 +2,7 @@
 each function binds JAX's primitives in JAX's order, custom JVPs included, and ``make_jaxpr`` prints JAX's text."""
 from __future__ import annotations
 
+import operator
 from functools import partial
 
 import numpy as np
@@ -15,10 +16,10 @@ from irax.dtypes import dtype as _dtype, issubdtype
 from irax.nn import log_softmax as _nn_log_softmax, logsumexp, softmax as _nn_softmax
 from irax.numpy._util import promote_args_inexact
 
-__all__ = ["beta", "betainc", "betaln", "boxcox", "boxcox1p", "comb", "digamma", "entr", "erf", "erfc", "erfinv",
-           "expit", "factorial", "gamma", "gammainc", "gammaincc", "gammaln", "gammasgn", "i0", "i0e", "i1", "i1e",
-           "kl_div", "log_ndtr", "log_softmax", "logit", "logsumexp", "multigammaln", "ndtr", "ndtri", "poch",
-           "polygamma", "rel_entr", "softmax", "xlog1py", "xlogy", "zeta"]
+__all__ = ["bernoulli", "beta", "betainc", "betaln", "boxcox", "boxcox1p", "comb", "dawsn", "digamma", "entr", "erf",
+           "erfc", "erfcx", "erfinv", "expit", "factorial", "gamma", "gammainc", "gammaincc", "gammaln", "gammasgn",
+           "i0", "i0e", "i1", "i1e", "kl_div", "log_ndtr", "log_softmax", "logit", "logsumexp", "multigammaln",
+           "ndtr", "ndtri", "poch", "polygamma", "rel_entr", "softmax", "spence", "xlog1py", "xlogy", "zeta"]
 
 
 def _lax_const(example, val):
@@ -532,3 +533,154 @@ def softmax(x, /, *, axis=None):
 def log_softmax(x, /, *, axis=None):
     """``irax.nn.log_softmax`` over ``axis`` (all axes by default)."""
     return _nn_log_softmax(x, axis=axis)
+
+
+def bernoulli(n):
+    """The Bernoulli numbers B_0 .. B_n (Chowla and Hartung's series, as JAX computes them)."""
+    n = operator.index(n)
+    if n < 0:
+        raise ValueError("n must be a non-negative integer.")
+    b3 = jnp.array([1, -1 / 2, 1 / 6])
+    if n < 3:
+        return b3[:n + 1]
+    bn = jnp.zeros(n + 1).at[:3].set(b3)
+    m = jnp.arange(4, n + 1, 2, dtype=bn.dtype)
+    q1 = (1. / np.pi ** 2) * jnp.cumprod(-(m - 1) * m / 4 / np.pi ** 2)
+    k = jnp.arange(2, 50, dtype=bn.dtype)  # 2 ** -50 < 1e-15
+    q2 = jnp.sum(k[:, None] ** -m[None, :], axis=0)
+    return bn.at[4::2].set(q1 * (1 + q2))
+
+
+def _spence_poly(w):
+    a = jnp.array([4.65128586073990045278E-5, 7.31589045238094711071E-3, 1.33847639578309018650E-1,
+                   8.79691311754530315341E-1, 2.71149851196553469920E0, 4.25697156008121755724E0,
+                   3.29771340985225106936E0, 1.00000000000000000126E0], dtype=w.dtype)
+    b = jnp.array([6.90990488912553276999E-4, 2.54043763932544379113E-2, 2.82974860602568089943E-1,
+                   1.41172597751831069617E0, 3.63800533345137075418E0, 5.03278880143316990390E0,
+                   3.54771340985225096217E0, 9.99999999999999998740E-1], dtype=w.dtype)
+    return -w * jnp.polyval(a, w) / jnp.polyval(b, w)
+
+
+def _spence_calc(x):
+    above_2 = x > 2.0
+    x = jnp.piecewise(x, [above_2], [lambda x: 1.0 / x, lambda x: x])
+    above_1_5, below_0_5 = x > 1.5, x < 0.5
+    inverted = above_2 | above_1_5
+    w = jnp.piecewise(x, [above_1_5, below_0_5], [lambda x: 1.0 / x - 1.0, lambda x: -x, lambda x: x - 1.0])
+    y = _spence_poly(w)
+    y = jnp.where(below_0_5, np.pi ** 2 / 6.0 - jnp.log(x) * jnp.log(1.0 - x) - y, y)
+    return jnp.where(inverted, -0.5 * jnp.log(x) ** 2 - y, y)
+
+
+def spence(x):
+    """Spence's function (the dilogarithm) for real x >= 0 (NaN below), float32 or float64 only, as JAX's."""
+    x = jnp.asarray(x)
+    if x.dtype not in (np.float32, np.float64):
+        raise TypeError(f"x.dtype={x.dtype} is not supported, see docstring for supported types.")
+    return jnp.piecewise(x, [x < 0.0, x == 1.0, x == 0.0], [np.nan, 0, np.pi ** 2 / 6, _spence_calc])
+
+
+def _horner(coeffs, t):
+    """``polyval(coeffs, t)`` with the coefficients as Python floats (weak literals in t's dtype): a function with
+    custom rules that call it may not close over arrays."""
+    y = lax.full_like(t, coeffs[0])
+    for c in coeffs[1:]:
+        y = y * t + float(c)
+    return y
+
+
+def _in_float32(impl, x):
+    """``impl(x)`` for float32 and float64; half precision computed in float32."""
+    if x.dtype in (np.float32, np.float64):
+        return impl(x)
+    return impl(x.astype(np.float32)).astype(x.dtype)
+
+
+def _erfcx_impl(x):
+    """exp(x^2) erfc(x) directly, or by its asymptotic series where exp(x^2) would overflow."""
+    coeffs = [7918.06640625, -1055.7421875, 162.421875, -29.53125, 6.5625, -1.875, .75, -.5, 1.]
+    nterms = 9 if x.dtype == np.float64 else 5
+    large = x > float(np.sqrt(np.log(np.finfo(x.dtype).max)))
+    safe = lax.select(large, lax.full_like(x, 1.), x)
+    direct = lax.exp(lax.square(safe)) * lax.erfc(safe)
+    t = 1. / lax.square(x)
+    asymptotic = _horner(coeffs[-nterms:], t) / (x * float(np.sqrt(np.pi)))
+    return lax.select(large, asymptotic, direct)
+
+
+@custom_jvp
+def _erfcx(x):
+    return _in_float32(_erfcx_impl, x)
+
+
+# the rules' constants are Python floats: a rule that calls its function may not close over arrays
+_erfcx.defjvps(lambda g, ans, x: g * (2 * x * ans - float(2. / np.sqrt(np.pi))))
+
+
+def erfcx(x):
+    """The scaled complementary error function exp(x^2) erfc(x), real arguments."""
+    x, = promote_args_inexact("erfcx", x)
+    if issubdtype(x.dtype, np.complexfloating):
+        raise NotImplementedError("erfcx of complex arguments (JAX's Faddeeva function wofz) is not supported yet")
+    return _erfcx(x)
+
+
+# Rational approximations of Dawson's integral (Cody, Paciorek and Thacher, 1970) on [0, 3.25), [3.25, 6.25) and
+# [6.25, inf), numerators and denominators, highest degree first.
+_DAWSN = (
+    ([1.13681498971755972054e-11, 8.49262267667473811108e-10, 1.94434204175553054283e-8,
+      9.53151741254484363489e-7, 3.07828309874913200438e-6, 3.52513368520288738649e-4,
+      -8.50149846724410912031e-4, 4.22618223005546594270e-2, -9.17480371773452345351e-2,
+      9.99999999999999994612e-1],
+     [2.40372073066762605484e-11, 1.48864681368493396752e-9, 5.21265281010541664570e-8,
+      1.27258478273186970203e-6, 2.32490249820789513991e-5, 3.25524741826057911661e-4,
+      3.48805814657162590916e-3, 2.79448531198828973716e-2, 1.58874241960120565368e-1,
+      5.74918629489320327824e-1, 1.00000000000000000539e0]),
+    ([5.08955156417900903354e-1, -2.44754418142697847934e-1, 9.41512335303534411857e-2,
+      -2.18711255142039025206e-2, 3.66207612329569181322e-3, -4.23209114460388756528e-4,
+      3.59641304793896631888e-5, -2.14640351719968974225e-6, 9.10010780076391431042e-8,
+      -2.40274520828250956942e-9, 3.59233385440928410398e-11],
+     [1.00000000000000000000e0, -6.31839869873368190192e-1, 2.36706788228248691528e-1,
+      -5.31806367003223277662e-2, 8.48041718586295374409e-3, -9.47996768486665330168e-4,
+      7.81025592944552338085e-5, -4.55875153252442634831e-6, 1.89100358111421846170e-7,
+      -4.91324691331920606875e-9, 7.18466403235734541950e-11]),
+    ([-5.90592860534773254987e-1, 6.29235242724368800674e-1, -1.72858975380388136411e-1,
+      1.64837047825189632310e-2, -4.86827613020462700845e-4],
+     [1.00000000000000000000e0, -2.69820057197544900361e0, 1.73270799045947845857e0,
+      -3.93708582281939493482e-1, 3.44278924041233391079e-2, -9.73655226040941223894e-4]),
+)
+
+
+def _dawsn_impl(x):
+    """Each region evaluated at a safe dummy where it does not apply (its polynomials overflow far outside)."""
+    (an, ad), (bn, bd), (cn, cd) = _DAWSN
+    ax = lax.abs(x)
+    one = lax.full_like(ax, 1.)
+    t = 1. / lax.square(ax)
+    in_1 = ax < 3.25
+    in_2 = (ax >= 3.25) & (ax < 6.25)
+    in_3 = ax >= 6.25
+    ax_1 = lax.select(in_1, ax, one)
+    value_1 = ax_1 * _horner(an, lax.square(ax_1)) / _horner(ad, lax.square(ax_1))
+
+    def tail(inside, p, q):
+        t_r, ax_r = lax.select(inside, t, one), lax.select(inside, ax, one)
+        return (0.5 / ax_r) * (1. + t_r * _horner(p, t_r) / _horner(q, t_r))
+    result = lax.select(in_1, value_1, lax.select(in_2, tail(in_2, bn, bd), tail(in_3, cn, cd)))
+    return jnp.sign(x) * result
+
+
+@custom_jvp
+def _dawsn(x):
+    return _in_float32(_dawsn_impl, x)
+
+
+_dawsn.defjvps(lambda g, ans, x: g * (1. - 2. * x * ans))
+
+
+def dawsn(x):
+    """Dawson's integral exp(-x^2) times the integral of exp(t^2) from 0 to x, real arguments."""
+    x, = promote_args_inexact("dawsn", x)
+    if issubdtype(x.dtype, np.complexfloating):
+        raise ValueError("dawsn does not support complex-valued inputs.")
+    return _dawsn(x)
