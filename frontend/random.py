@@ -37,13 +37,12 @@ from irax.custom_derivatives import custom_jvp
 from irax.numpy._util import canonicalize_axis, check_arraylike, promote_dtypes_inexact
 from irax.tree_util import register_pytree_node
 
-__all__ = ["ball", "bernoulli", "beta", "binomial", "bits", "categorical", "cauchy", "chisquare", "choice",
+__all__ = ["ball", "bernoulli", "beta", "binomial", "bits", "categorical", "cauchy", "chisquare", "choice", "clone",
            "dirichlet", "double_sided_maxwell", "exponential", "f", "fold_in", "gamma", "generalized_normal",
-           "geometric", "gumbel", "key", "key_data", "key_impl", "laplace", "loggamma", "logistic", "lognormal",
-           "maxwell", "multinomial", "multivariate_normal", "normal", "orthogonal", "pareto", "permutation",
-           "poisson", "PRNGKey", "rademacher", "randint",
-           "rayleigh", "split", "t", "triangular", "truncated_normal", "uniform", "wald", "weibull_min",
-           "wrap_key_data"]
+           "geometric", "gumbel", "key", "key_data", "key_dtype", "key_impl", "laplace", "loggamma", "logistic",
+           "lognormal", "maxwell", "multinomial", "multivariate_normal", "normal", "orthogonal", "pareto",
+           "permutation", "poisson", "PRNGKey", "rademacher", "randint", "rayleigh", "split", "t", "triangular",
+           "truncated_normal", "uniform", "wald", "weibull_min", "wrap_key_data"]
 
 _KEY_SHAPE = (2,)
 _IMPL_NAME = "threefry2x32"
@@ -294,6 +293,18 @@ def wrap_key_data(key_bits_array, *, impl=None, dtype=None):
     _check_impl(impl if dtype is None else dtype)
     _check_key_data(key_bits_array)
     return PRNGKeyArray(jnp.asarray(key_bits_array))
+
+
+def key_dtype(impl=None):
+    """The dtype of typed keys of ``impl`` (only threefry2x32 here)."""
+    _check_impl(impl)
+    return KeyTy()
+
+
+def clone(key):
+    """The same key (as an array): JAX's clone only exempts a key from its key-reuse checks, which irax does not
+    make, and checks nothing else."""
+    return key if isinstance(key, PRNGKeyArray) else jnp.asarray(key)
 
 
 def key_impl(keys):

@@ -271,3 +271,17 @@ def test_threefry2x32_primitive_is_jaxs():
         assert_bits_equal(a, b)
     with pytest.raises(TypeError, match="uint32"):
         bind("threefry2x32", np.int32(1), *args[1:])
+
+
+def test_clone_and_key_dtype_as_jax():
+    jax = pytest.importorskip("jax")
+    key = irax.random.key(7)
+    np.testing.assert_array_equal(np.asarray(irax.random.key_data(irax.random.clone(key))),
+                                  np.asarray(jax.random.key_data(jax.random.clone(jax.random.key(7)))))
+    np.testing.assert_array_equal(np.asarray(irax.random.normal(irax.jit(irax.random.clone)(key), (3,))),
+                                  np.asarray(jax.random.normal(jax.random.key(7), (3,))))
+    raw = irax.random.clone(irax.random.PRNGKey(1))
+    np.testing.assert_array_equal(np.asarray(raw), np.asarray(jax.random.PRNGKey(1)))
+    assert str(irax.random.key_dtype()) == str(jax.random.key_dtype()) == str(key.dtype)
+    with pytest.raises(NotImplementedError, match="rbg"):
+        irax.random.key_dtype("rbg")
