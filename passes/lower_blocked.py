@@ -26,7 +26,7 @@ from .lower_linalg import _I32, _as_stack, _dtype, _from_stack, _shape
 from .to_stablehlo import _argminmax_body, lowering
 
 PANEL = 16
-SOLVE_BLOCK = 64
+SOLVE_BLOCK = 32
 
 
 def _canonical(e, a, b, *, left_side, lower, transpose_a, conjugate_a):

@@ -452,7 +452,7 @@ def test_blocked_lu_zero_column_and_nan_as_the_numpy_rule():
 
 
 def test_blocked_triangular_solve_matches_jax():
-    """A 70x70 system (one whole block of rows and a narrower one) with every side, triangle, transpose and unit
+    """A 70x70 system (whole blocks of rows and a narrower one) with every side, triangle, transpose and unit
     diagonal, in one module; complex with conjugation."""
     import itertools
     a = _tri(70, 70) + np.triu(_tri(70, 70, lower=False), 1)
