@@ -5,8 +5,11 @@ Each trip of a ``stablehlo.while`` is a host-scheduled step of a few dispatches,
 arithmetic, sets the cost of a loop over columns: one trip per column over the whole matrix took ~30 µs at 256x256.
 Here one trip factors a panel of ``PANEL`` columns, its column steps unrolled over the panel alone (a few µs each),
 then moves the panel's row swaps through the matrix with one gather, solves the panel's block row with the inverse
-of its unit lower triangle and updates the trailing matrix with one product. The columns left over by the whole
-panels form a first, narrower panel. The pivot choice and the treatment of zero and NaN pivots are those of
+of its unit lower triangle and updates the trailing matrix with one product. A matrix of fewer columns than a
+panel is one panel, unrolled without a loop; a larger one is padded to whole panels (with zeros for LU: a zero
+column takes its own row as pivot and changes nothing; with the identity for Cholesky): IREE 3.13 fails to compile
+some modules holding a narrower panel beside the loop ("'stream.async.dispatch' op : streamable op expected to
+be in an execution region"). The pivot choice and the treatment of zero and NaN pivots are those of
 ``backends/numpy_linalg.py``: the first row of largest magnitude (a NaN wins), a zero pivot leaves its column
 undivided. Cholesky factors its panels in the same way without the search and swaps (a matrix with a
 non-positive pivot is all NaN, as there). A triangular solve takes ``SOLVE_BLOCK`` rows a trip. Products with
@@ -190,15 +193,22 @@ def _lu(ctx, x):
     a = _as_stack(e, x)
     batch = _shape(a)[0]
     k_max = min(m, n)
-    state = [e.const(0, _I32, (batch, k_max)), e.iota((batch, m), 1), a]
     whole, rest = divmod(k_max, PANEL)
-    if rest:  # first, for the reason ``_triangular_solve`` gives
-        state = _panel(e, state, e.const(0, _I32), rest, k_max)
-    if whole:
+    if whole and rest:
+        a = e.pad(a, (0, PANEL - rest, PANEL - rest))
+        whole, rest = whole + 1, 0
+    rows, k_all = _shape(a)[1], whole * PANEL + rest
+    state = [e.const(0, _I32, (batch, k_all)), e.iota((batch, rows), 1), a]
+    if rest:
+        state = _panel(e, state, e.const(0, _I32), rest, k_all)
+    else:
         def body(s, k, carry):
-            return _panel(s, carry, s.add(s.mul(k, s.const(PANEL, _I32)), s.const(rest, _I32)), PANEL, k_max)
+            return _panel(s, carry, s.mul(k, s.const(PANEL, _I32)), PANEL, k_all)
         state = e.fori(whole, e.barrier(*state), body)
     pivots, perm, a = state
+    if rows != m:
+        a = e.window(a, [0, 0, 0], [batch, m, n])
+        pivots, perm = e.window(pivots, [0, 0], [batch, k_max]), e.window(perm, [0, 0], [batch, m])
     return [_from_stack(e, a, out), e.reshape(pivots, pivots_aval.shape), e.reshape(perm, perm_aval.shape)]
 
 
@@ -243,15 +253,24 @@ def _cholesky(ctx, x):
     e = _Linalg(ctx.loc, ctx.ip)
     (a,) = e.barrier(_as_stack(e, x))
     batch, n, _ = _shape(a)
-    state = [a, e.const(True, np.bool_, (batch,))]
     whole, rest = divmod(n, PANEL)
-    if rest:  # first, for the reason ``_triangular_solve`` gives
+    work = a
+    if whole and rest:
+        size = n + PANEL - rest
+        square = (batch, size, size)
+        padded = e.same("stablehlo.and", e.cmp(e.iota(square, 1), e.iota(square, 2), "EQ"),
+                        e.cmp(e.iota(square, 1), e.const(n, _I32, square), "GE"))
+        work = e.add(e.pad(a, (0, PANEL - rest, PANEL - rest)), e.where(padded, e.const(1, _dtype(a), square), 0))
+        whole, rest = whole + 1, 0
+    state = [work, e.const(True, np.bool_, (batch,))]
+    if rest:
         state = _cholesky_panel(e, state, e.const(0, _I32), rest)
-    if whole:
+    else:
         def body(s, k, carry):
-            return _cholesky_panel(s, carry, s.add(s.mul(k, s.const(PANEL, _I32)), s.const(rest, _I32)), PANEL)
+            return _cholesky_panel(s, carry, s.mul(k, s.const(PANEL, _I32)), PANEL)
         state = e.fori(whole, e.barrier(*state), body)
     low, ok = state
+    low = e.window(low, [0, 0, 0], [batch, n, n]) if _shape(low)[1] != n else low
     shape3 = (batch, n, n)
     tri = e.cmp(e.iota(shape3, 1), e.iota(shape3, 2), "GE")
     result = e.select(e.bcast(ok, shape3, (0,)), e.select(tri, low, a), e.const(np.nan, _dtype(a), shape3))

@@ -396,11 +396,12 @@ def test_gaussian_process_posterior_program():
     _close(got_g, want_g, tol=1e-3)
 
 
-def test_one_module_with_repeated_solves_of_one_shape():
+@pytest.mark.parametrize("n", [2, 40])
+def test_one_module_with_repeated_solves_of_one_shape(n):
     """Regressions for IREE 3.13: two LU solves of one shape in a module, right-hand sides made by a gather, 1x1
-    slices in the loops (see passes/lower_linalg.py)."""
-    a, b = A4[:2, :2] + 3 * np.eye(2, dtype=np.float32), V4[:2]
-    perm = np.array([1, 0], np.int32)
+    slices, at a size within one panel and one past it (loops; see passes/lower_blocked.py)."""
+    a = _rng.standard_normal((n, n)).astype(np.float32) + n * np.eye(n, dtype=np.float32)
+    b, perm = _rng.standard_normal(n).astype(np.float32), _rng.permutation(n).astype(np.int32)
 
     def program(m):
         return lambda a, b, p: [m.linalg.solve(a, b[p]), m.linalg.solve(2 * a, b),
