@@ -46,8 +46,7 @@ def device_count(backend=None) -> int:
     return len(devices(backend))
 
 
-def local_device_count(backend=None) -> int:
-    return len(devices(backend))
+local_device_count = device_count
 
 
 def process_count(backend=None) -> int:

@@ -6,10 +6,9 @@ arithmetic, sets the cost of a loop over columns: one trip per column over the w
 Here one trip factors a panel of ``PANEL`` columns, its column steps unrolled over the panel alone (a few µs each),
 then moves the panel's row swaps through the matrix with one gather, solves the panel's block row with the inverse
 of its unit lower triangle and updates the trailing matrix with one product. A matrix of fewer columns than a
-panel is one panel, unrolled without a loop; a larger one is padded to whole panels (with zeros for LU: a zero
-column takes its own row as pivot and changes nothing; with the identity for Cholesky): IREE 3.13 fails to compile
-some modules holding a narrower panel beside the loop ("'stream.async.dispatch' op : streamable op expected to
-be in an execution region"). The pivot choice and the treatment of zero and NaN pivots are those of
+panel is one panel, unrolled without a loop; a larger one is padded to whole panels (see ``_padding``; with
+zeros for LU: a zero column takes its own row as pivot and changes nothing; with the identity for
+Cholesky). The pivot choice and the treatment of zero and NaN pivots are those of
 ``backends/numpy_linalg.py``: the first row of largest magnitude (a NaN wins), a zero pivot leaves its column
 undivided. Cholesky factors its panels in the same way without the search and swaps (a matrix with a
 non-positive pivot is all NaN, as there). A triangular solve takes ``SOLVE_BLOCK`` rows a trip. Products with
@@ -123,6 +122,24 @@ def _row_sums(s, xs):
     return list(op.results)
 
 
+def _padding(columns):
+    """Columns to add so that a matrix of more than one panel has whole panels: IREE 3.13 fails to compile some
+    modules holding a narrower panel beside the loop ("'stream.async.dispatch' op : streamable op expected to
+    be in an execution region")."""
+    return (-columns) % PANEL if columns > PANEL else 0
+
+
+def _run_panels(e, state, columns, factor):
+    """``factor(emit, state, start, width)`` over ``columns``: one panel without a loop when they are fewer than
+    ``PANEL``, else a loop over whole panels (``_padding`` made them whole)."""
+    if columns < PANEL:
+        return factor(e, state, e.const(0, _I32), columns)
+
+    def body(s, k, carry):
+        return factor(s, carry, s.mul(k, s.const(PANEL, _I32)), PANEL)
+    return e.fori(columns // PANEL, e.barrier(*state), body)
+
+
 def _panel(s, state, start, width, k_max):
     """Factors columns ``start .. start + width`` (``start`` a traced i32 scalar, ``width`` static) and applies
     them to the rest of the matrix. Each column step is two reductions (the pivot row's index, the pivot row) and
@@ -149,12 +166,11 @@ def _panel(s, state, start, width, k_max):
         row_i, row_k = _row_sums(s, [s.where(is_i, panel, 0), s.where(is_k, panel, 0)])
         swapped = s.select(is_k, s.bcast(row_i, shape_p, (0, 1)), s.select(is_i, s.bcast(row_k, shape_p, (0, 1)),
                                                                              panel))
-        pivot = s.bcast(s.reshape(s.window(row_i, [0, j], [batch, j + 1]), (batch,)), shape_p, (0,))
+        at_i, at_k = [s.reshape(s.window(r, [0, j], [batch, j + 1]), (batch,)) for r in (row_i, row_k)]
+        pivot = s.bcast(at_i, shape_p, (0,))
         # column j after the swap, from the panel before it: ``swapped`` stays one fused elementwise update
-        at = [s.bcast(s.reshape(s.window(r, [0, j], [batch, j + 1]), (batch,)), (batch, m), (0,))
-              for r in (row_i, row_k)]
-        col = s.select(s.cmp(rows, kk, "EQ"), at[0], s.select(s.cmp(rows, s.bcast(i, (batch, m), (0,)), "EQ"),
-                                                              at[1], col))
+        col = s.select(s.cmp(rows, kk, "EQ"), s.bcast(at_i, (batch, m), (0,)),
+                       s.select(s.cmp(rows, s.bcast(i, (batch, m), (0,)), "EQ"), s.bcast(at_k, (batch, m), (0,)), col))
         col = s.bcast(col, shape_p, (0, 2))
         below = s.cmp(rows_p, kk_p, "GT")
         scaled = s.select(s.same("stablehlo.and", below, s.cmp(pivot, s.zeros_like(pivot), "NE")),
@@ -193,20 +209,13 @@ def _lu(ctx, x):
     a = _as_stack(e, x)
     batch = _shape(a)[0]
     k_max = min(m, n)
-    whole, rest = divmod(k_max, PANEL)
-    if whole and rest:
-        a = e.pad(a, (0, PANEL - rest, PANEL - rest))
-        whole, rest = whole + 1, 0
-    rows, k_all = _shape(a)[1], whole * PANEL + rest
-    state = [e.const(0, _I32, (batch, k_all)), e.iota((batch, rows), 1), a]
-    if rest:
-        state = _panel(e, state, e.const(0, _I32), rest, k_all)
-    else:
-        def body(s, k, carry):
-            return _panel(s, carry, s.mul(k, s.const(PANEL, _I32)), PANEL, k_all)
-        state = e.fori(whole, e.barrier(*state), body)
-    pivots, perm, a = state
-    if rows != m:
+    pad = _padding(k_max)
+    if pad:
+        a = e.pad(a, (0, pad, pad))
+    k_all = k_max + pad
+    state = [e.const(0, _I32, (batch, k_all)), e.iota((batch, m + pad), 1), a]
+    pivots, perm, a = _run_panels(e, state, k_all, lambda s, st, start, width: _panel(s, st, start, width, k_all))
+    if pad:
         a = e.window(a, [0, 0, 0], [batch, m, n])
         pivots, perm = e.window(pivots, [0, 0], [batch, k_max]), e.window(perm, [0, 0], [batch, m])
     return [_from_stack(e, a, out), e.reshape(pivots, pivots_aval.shape), e.reshape(perm, perm_aval.shape)]
@@ -253,24 +262,15 @@ def _cholesky(ctx, x):
     e = _Linalg(ctx.loc, ctx.ip)
     (a,) = e.barrier(_as_stack(e, x))
     batch, n, _ = _shape(a)
-    whole, rest = divmod(n, PANEL)
+    pad = _padding(n)
     work = a
-    if whole and rest:
-        size = n + PANEL - rest
-        square = (batch, size, size)
+    if pad:
+        square = (batch, n + pad, n + pad)
         padded = e.same("stablehlo.and", e.cmp(e.iota(square, 1), e.iota(square, 2), "EQ"),
                         e.cmp(e.iota(square, 1), e.const(n, _I32, square), "GE"))
-        work = e.add(e.pad(a, (0, PANEL - rest, PANEL - rest)), e.where(padded, e.const(1, _dtype(a), square), 0))
-        whole, rest = whole + 1, 0
-    state = [work, e.const(True, np.bool_, (batch,))]
-    if rest:
-        state = _cholesky_panel(e, state, e.const(0, _I32), rest)
-    else:
-        def body(s, k, carry):
-            return _cholesky_panel(s, carry, s.mul(k, s.const(PANEL, _I32)), PANEL)
-        state = e.fori(whole, e.barrier(*state), body)
-    low, ok = state
-    low = e.window(low, [0, 0, 0], [batch, n, n]) if _shape(low)[1] != n else low
+        work = e.add(e.pad(a, (0, pad, pad)), e.where(padded, e.const(1, _dtype(a), square), 0))
+    low, ok = _run_panels(e, [work, e.const(True, np.bool_, (batch,))], n + pad, _cholesky_panel)
+    low = e.window(low, [0, 0, 0], [batch, n, n]) if pad else low
     shape3 = (batch, n, n)
     tri = e.cmp(e.iota(shape3, 1), e.iota(shape3, 2), "GE")
     result = e.select(e.bcast(ok, shape3, (0,)), e.select(tri, low, a), e.const(np.nan, _dtype(a), shape3))

@@ -80,11 +80,15 @@ def _broadcasted_matvec(a, b):
     return dot_general(a, b, dimension_numbers=dimension_numbers, precision=Precision.HIGHEST)
 
 
-def solve(a, b):
-    """``a x = b`` for one matrix ``a`` and ``b`` of shape ``[m]`` or ``[m, k]`` (JAX's ``lax.linalg._solve``)."""
+def check_solve_shapes(a, b):
     if not (a.ndim >= 2 and b.ndim in [a.ndim, a.ndim - 1] and a.shape[-1] == a.shape[-2] == b.shape[a.ndim - 2]):
         raise ValueError("The arguments to solve must have shapes a=[..., m, m] and b=[..., m, k] or b=[..., m]; "
                          f"got a={a.shape} and b={b.shape}")
+
+
+def solve(a, b):
+    """``a x = b`` for one matrix ``a`` and ``b`` of shape ``[m]`` or ``[m, k]`` (JAX's ``lax.linalg._solve``)."""
+    check_solve_shapes(a, b)
     out_shape = tuple(d_a if d_b == 1 else d_b for d_a, d_b in zip(a.shape[:-1] + (1,), b.shape))
     b = broadcast_in_dim(b, out_shape, tuple(range(b.ndim)))
     lu_, _, permutation = lax_linalg.lu(stop_gradient(a))

@@ -317,11 +317,9 @@ def _solve(a, b, assume_a, lower):
     if assume_a != "pos":
         return jnp_linalg.solve(a, b)
     from irax.batching import vmap
-    from irax.lax._linalg_solve import _broadcasted_matvec
+    from irax.lax._linalg_solve import _broadcasted_matvec, check_solve_shapes
     a, b = promote_dtypes_inexact(jnp.asarray(a), jnp.asarray(b))
-    if not (a.ndim >= 2 and b.ndim in [a.ndim, a.ndim - 1] and a.shape[-1] == a.shape[-2] == b.shape[a.ndim - 2]):
-        raise ValueError("The arguments to solve must have shapes a=[..., m, m] and b=[..., m, k] or b=[..., m]; "
-                         f"got a={a.shape} and b={b.shape}")
+    check_solve_shapes(a, b)
     factors = cho_factor(lax.stop_gradient(a), lower=lower)
 
     def solve(b):
