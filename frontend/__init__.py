@@ -13,8 +13,8 @@ from .config import config  # eager: importing the submodule later would bind it
 
 # Every public name and the module that defines it, imported on first use (PEP 562): ``import irax.runtime``
 # must not load the tracing frontend, so that a saved artifact runs where only the runtime is installed.
-_SUBMODULES = ("ad_checkpoint", "debug", "dtypes", "errors", "export", "lax", "nn", "numpy", "random", "scipy",
-               "test_util", "tree", "tree_util")
+_SUBMODULES = ("ad_checkpoint", "debug", "dtypes", "errors", "experimental", "export", "lax", "nn", "numpy",
+               "random", "scipy", "test_util", "tree", "tree_util")
 _DEFINED_IN = {
     "ad_checkpoint": ("checkpoint", "checkpoint_policies", "remat"),
     "ad": ("closure_convert", "grad", "hessian", "jacfwd", "jacobian", "jacrev", "jvp", "linearize",
@@ -24,6 +24,7 @@ _DEFINED_IN = {
     "config": ("disable_jit",),
     "array": ("Array",),
     "batching": ("vmap",),
+    "callbacks": ("pure_callback",),
     "custom_derivatives": ("custom_jvp", "custom_vjp"),
     "core": ("Tracer",),
     "device": ("block_until_ready", "default_backend", "device_count", "device_get", "device_put", "devices",
@@ -52,7 +53,7 @@ __version__ = "0.1.0"
 __all__ = ["Array", "ShapeDtypeStruct", "Tracer", "ad_checkpoint", "block_until_ready", "checkpoint",
            "checkpoint_policies", "clear_caches", "closure_convert", "config", "custom_jvp", "custom_vjp",
            "debug", "default_backend", "device_count", "device_get", "device_put", "devices", "disable_jit", "dtypes",
-           "errors", "eval_shape", "grad", "hessian", "jacfwd", "jacobian", "jacrev", "jit", "jvp", "lax",
-           "linearize", "local_device_count", "local_devices", "make_jaxpr", "named_call", "named_scope", "nn",
-           "numpy", "process_count", "process_index", "random", "remat", "scipy", "test_util", "tree", "tree_util",
-           "typeof", "value_and_grad", "vjp", "vmap"]
+           "errors", "experimental", "eval_shape", "grad", "hessian", "jacfwd", "jacobian", "jacrev", "jit", "jvp",
+           "lax", "linearize", "local_device_count", "local_devices", "make_jaxpr", "named_call", "named_scope", "nn",
+           "numpy", "process_count", "process_index", "pure_callback", "random", "remat", "scipy", "test_util", "tree",
+           "tree_util", "typeof", "value_and_grad", "vjp", "vmap"]

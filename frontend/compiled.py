@@ -7,6 +7,8 @@ from irax.backends import iree as iree_backend, targets
 from irax.ir.mlir import scope
 from irax.passes import COMPILE_PIPELINE, run_pipeline
 from irax.passes.donation import mark_donations
+from irax.passes.lower_callbacks import take_host_callbacks
+from irax.runtime.host_callbacks import HostFunction
 from irax.runtime.device import get_device
 from irax.runtime.executable import Executable
 
@@ -23,11 +25,18 @@ _WHILE_TRIPS = 16
 
 def lower_to_stablehlo(traced) -> str:
     """The StableHLO text of ``traced`` (its module is left as it was)."""
+    return lower_program(traced)[0]
+
+
+def lower_program(traced) -> tuple[str, list]:
+    """The StableHLO text of ``traced`` and the host functions it imports, in import order."""
     with scope():
         module = traced.module.operation.clone()
         run_pipeline(module.opview, COMPILE_PIPELINE)
         mark_donations(module.opview, traced.func_name, donation_pairs(traced))
-        return module.get_asm(enable_debug_info=True)
+        host_functions = [HostFunction(fn, [(a.shape, a.dtype) for a in ins], [(a.shape, a.dtype) for a in outs])
+                          for fn, ins, outs in take_host_callbacks(module.opview)]
+        return module.get_asm(enable_debug_info=True), host_functions
 
 
 def donation_pairs(traced) -> dict:
@@ -87,7 +96,7 @@ class CompiledCall:
     """Calls one compiled executable on flat argument leaves and rebuilds the output pytree. ``device`` is the one
     the arguments are committed to (``None``: uncommitted, on the CPU); results are committed where it is."""
 
-    def __init__(self, traced, stablehlo: str, device=None, target=None):
+    def __init__(self, traced, stablehlo: str, device=None, target=None, host_functions=()):
         self.traced = traced
         self.stablehlo = stablehlo
         target = target or (targets.for_device(device) if device is not None else targets.Target())
@@ -95,7 +104,7 @@ class CompiledCall:
         self.device = device if device is not None and device.is_gpu else get_device(_driver(traced))
         self.result_device = device
         self._gpu = self.device.is_gpu
-        self.executable = Executable(self.vmfb, self.device, name=traced.fun_name)
+        self.executable = Executable(self.vmfb, self.device, name=traced.fun_name, host_functions=host_functions)
         self.function = self.executable.function("main")
         self.in_avals = traced.in_avals
         self.out_avals = traced.out_avals
@@ -115,7 +124,7 @@ class CompiledCall:
         from irax.runtime._native import rt
         self._variant_list = rt.VmVariantList
         self._buffer_view = rt.HalBufferView
-        self._invoke = self.executable.context.invoke
+        self._invoke = self.executable.invoke if host_functions else self.executable.context.invoke
 
     def _buffer(self, x, aval):
         if isinstance(x, Array):
@@ -213,8 +222,9 @@ class CompiledCall:
         return self.traced.unflatten(outs)
 
 
-def compile_traced(traced, device=None) -> CompiledCall:
-    return CompiledCall(traced, lower_to_stablehlo(traced), device)
+def compile_traced(traced, device=None, target=None) -> CompiledCall:
+    stablehlo, host_functions = lower_program(traced)
+    return CompiledCall(traced, stablehlo, device, target, host_functions)
 
 
 class Lowered:
@@ -237,7 +247,7 @@ class Lowered:
             return Compiled(compile_traced(self._traced))
         target = targets.resolve(target or "llvm-cpu", cpu=cpu, triple=triple, arch=arch)
         device = get_device(target.driver) if target.driver else None
-        return Compiled(CompiledCall(self._traced, lower_to_stablehlo(self._traced), device, target))
+        return Compiled(compile_traced(self._traced, device, target))
 
     @property
     def in_tree(self):

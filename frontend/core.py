@@ -17,6 +17,7 @@ import numpy as np
 from irax.backends import numpy_rules
 from irax.ir import dialect, ops
 from irax.ir.avals import ShapedArray
+from irax.ir.callbacks import EFFECTFUL
 from irax.ir.jaxpr_view import NUM_CONSTS_ATTR
 from irax.ir.mlir import context, ir
 
@@ -275,7 +276,10 @@ class JaxprTrace:
         return [Tracer(self, aval, r, c) for aval, r, c in zip(avals_out, op.results, concrete)]
 
     def _evaluate(self, opdef, args, params, avals_out):
-        """The results' host values, when every operand has one (eager ``grad``)."""
+        """The results' host values, when every operand has one (eager ``grad``). An effectful callback runs
+        when the traced program does, not here as well."""
+        if opdef.name in EFFECTFUL:
+            return [None] * len(avals_out)
         arrays = []
         for a in args:
             value = a.concrete if isinstance(a, Tracer) else _to_numpy(a)
@@ -331,14 +335,14 @@ class JaxprTrace:
 
     def emit(self, opdef, operands, avals_out, params):
         """Records an op whose result types come from the functions it calls (a call, a control-flow op); a
-        concrete trace evaluates it too."""
+        concrete trace evaluates it too, unless it has effects."""
         values = [self.to_value(o) for o in operands]
         op = ir.Operation.create(opdef.mlir_name, results=[dialect.tensor_type_of(a) for a in avals_out],
                                  operands=values, attributes=dialect.encode_params(opdef, params),
                                  loc=user_location(), ip=self.ip)
         concrete = [None] * len(avals_out)
         arrays = [o.concrete if isinstance(o, Tracer) else _to_numpy(o) for o in operands] if self.concrete else [None]
-        if all(a is not None for a in arrays):
+        if all(a is not None for a in arrays) and not _has_effects(op, self.module):
             from irax.backends import interpreter
             concrete = interpreter.evaluate_primitive(self.module, opdef.name, arrays, avals_out, params)
         return [Tracer(self, aval, r, c) for aval, r, c in zip(avals_out, op.results, concrete)]
@@ -387,6 +391,14 @@ def pop_trace(trace):
     assert _stack[-1] is trace
     _stack.pop()
     trace.active = False
+
+
+def _has_effects(op, module) -> bool:
+    """Whether ``op``'s bodies hold an effectful callback: a concrete trace does not run those, the traced
+    program does (once)."""
+    from irax.passes.funcs import symbols
+    from irax.passes.simplify import has_effects
+    return has_effects(op, symbols(module))
 
 
 def bind_with_bodies(primitive: str, module, operands, avals_out, params):

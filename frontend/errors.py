@@ -1,7 +1,7 @@
 """JAX's error classes, with JAX's names and bases, and irax's own errors."""
 from __future__ import annotations
 
-from irax.ir.errors import (ArtifactError, CompileError, IraxError, MLIRParseError,  # noqa: F401
+from irax.ir.errors import (ArtifactError, CompileError, IraxError, JaxRuntimeError, MLIRParseError,  # noqa: F401
                             PassPipelineError, VerificationError)
 
 _DOCS = "https://docs.jax.dev/en/latest/errors.html#jax.errors."
@@ -49,6 +49,3 @@ class NonConcreteBooleanIndexError(JAXIndexError):
 class KeyReuseError(JAXTypeError):
     pass
 
-
-class JaxRuntimeError(RuntimeError):
-    pass

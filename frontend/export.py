@@ -108,11 +108,15 @@ def _split_state_output(name, traced, state_tree, state_avals):
 
 def _entry(name, traced, meta, n_state=0, updates_state=False):
     from ._linker import Entry
-    from .compiled import lower_to_stablehlo
+    from .compiled import lower_program
     if traced.float0_outputs:
         raise ValueError("irax.export cannot export a function with float0 outputs (integer-input gradients)")
-    return Entry(name, lower_to_stablehlo(traced), [to_numpy(c) for c in traced.closure], meta, n_state,
-                 updates_state)
+    stablehlo, host_functions = lower_program(traced)
+    if host_functions:
+        raise NotImplementedError(f"serialization of host_callbacks is not yet implemented: {name!r} calls Python "
+                                  "on the host (pure_callback, io_callback or jax.debug), which a saved artifact "
+                                  "cannot hold")
+    return Entry(name, stablehlo, [to_numpy(c) for c in traced.closure], meta, n_state, updates_state)
 
 
 def _build(entries, record, state=()):

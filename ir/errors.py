@@ -31,3 +31,7 @@ def unbound_axis_name(name, api_name) -> NameError:
     lowering, every bound name has become a positional axis, so any name left is unbound."""
     return NameError(f"Found an unbound axis name: {name}. To fix this, please call {api_name} under "
                      "`jax.shard_map`.")
+
+
+class JaxRuntimeError(RuntimeError):
+    """A failure while a program runs (JAX's name): a donated buffer used again, a host callback that raised."""

@@ -1,5 +1,5 @@
-"""Shape rules of the linear-algebra primitives (``cholesky``, ``triangular_solve``, ``lu``, ``eigh``, ``svd``,
-``qr``), as JAX's
+"""Shape rules of the linear-algebra primitives (``cholesky``, ``triangular_solve``, ``lu``, ``eigh``, ``eig``,
+``svd``, ``qr``), as JAX's
 ``linalg_primitive`` checks them: every operand a batch of matrices with the same leading batch dimensions, its
 dtype floating or complex, the same errors for a wrong rank or a non-square matrix."""
 from __future__ import annotations
@@ -68,6 +68,19 @@ def eigh(name, avals_in, *, lower, sort_eigenvalues, subset_by_index, algorithm)
         raise ValueError(f"Argument to symmetric eigendecomposition must have shape [..., n, n], got shape {(n, m)}")
     d = n if subset_by_index is None else subset_by_index[1] - subset_by_index[0]
     return [ShapedArray(batch + (n, d), x.dtype, x.weak_type), ShapedArray(batch + (d,), _real_dtype(x), x.weak_type)]
+
+
+def eig(name, avals_in, *, compute_left_eigenvectors, compute_right_eigenvectors, enable_eigvec_derivs,
+        implementation):
+    """JAX's ``eig_abstract_eval``: complex eigenvalues, then the left and the right eigenvectors asked for."""
+    (x,) = avals_in
+    batch, ((n, m),) = _batch_and_dims(name, avals_in, (2,))
+    if n != m:
+        raise ValueError(f"The input to eig must be a square matrix. Got shape {(n, m)}.")
+    dtype = np.result_type(x.dtype, np.complex64)
+    vectors = ShapedArray(batch + (n, n), dtype)
+    return ([ShapedArray(batch + (n,), dtype)] + [vectors] * bool(compute_left_eigenvectors)
+            + [vectors] * bool(compute_right_eigenvectors))
 
 
 def svd(name, avals_in, *, full_matrices, compute_uv, subset_by_index, algorithm):

@@ -22,6 +22,7 @@ from . import linalg as LA
 from . import shapes as S
 from . import solves as SV
 from . import extras as EX
+from . import callbacks as CB
 
 VARIADIC = -1
 
@@ -84,9 +85,9 @@ class Primitive(str):
 
 PRIMITIVES: dict[str, Primitive] = {}
 # The primitives JAX binds with a list of results, however many there are.
-MULTIPLE_RESULTS = {"approx_top_k", "cond", "eigh", "lu", "optimization_barrier", "qr", "reduce", "scan", "sort",
+MULTIPLE_RESULTS = {"approx_top_k", "cond", "eig", "eigh", "lu", "optimization_barrier", "qr", "reduce", "scan", "sort",
                     "split", "svd", "top_k", "unstack", "while", "custom_linear_solve", "pjit", "custom_jvp_call",
-                    "custom_vjp_call", "checkpoint"}
+                    "custom_vjp_call", "checkpoint", "pure_callback", "io_callback", "debug_callback", "debug_print"}
 
 
 def _is_none(v):
@@ -252,6 +253,10 @@ declare("lu", 1, LA.lu, doc="LU decomposition with partial pivoting: L (unit dia
 declare("eigh", 1, LA.eigh, Param("algorithm", P.Optional(P.STR)), Param("lower", P.BOOL),
         Param("sort_eigenvalues", P.BOOL), Param("subset_by_index", P.Optional(P.INTS)),
         doc="Eigenvectors (columns) and ascending eigenvalues of each symmetric matrix, read from one triangle.")
+declare("eig", 1, LA.eig, Param("compute_left_eigenvectors", P.BOOL), Param("compute_right_eigenvectors", P.BOOL),
+        Param("enable_eigvec_derivs", P.BOOL), Param("implementation", P.Optional(P.STR)),
+        doc="Eigenvalues of each general matrix, then its left and right eigenvectors (columns; unit norm, largest "
+            "component real), as LAPACK's geev gives them: computed on the host, as JAX's CPU eig is.")
 declare("svd", 1, LA.svd, Param("algorithm", P.Optional(P.STR)), Param("compute_uv", P.BOOL),
         Param("full_matrices", P.BOOL), Param("subset_by_index", P.Optional(P.INTS)),
         doc="Descending singular values, then (compute_uv) the left singular vectors and the adjoint of the right.")
@@ -305,6 +310,21 @@ declare("optimization_barrier", VARIADIC, EX.optimization_barrier,
         doc="The identity on its operands, which the compiler may not move computations across.")
 declare("literal", 0, S.literal, Param("value", P.SCALAR), Param("weak_type", P.Optional(P.BOOL)),
         doc="A scalar constant; printed inline as JAX's literals are. weak_type marks a Python scalar's.")
+
+# Host callbacks (ir/callbacks.py): the user's Python function, run on the host from compiled code.
+declare("pure_callback", VARIADIC, CB.callback_results, Param("callback", CB.PY_OBJECT),
+        Param("result_avals", CB.AVALS), Param("sharding", P.NONE), Param("vmap_method", P.Optional(P.STR)),
+        doc="callback(*operands) on the host, results of result_avals; pure, so unused calls may be dropped.")
+declare("io_callback", VARIADIC, CB.callback_results, Param("callback", CB.PY_OBJECT), Param("ordered", P.BOOL),
+        Param("result_avals", CB.AVALS), Param("sharding", P.NONE),
+        doc="callback(*operands) on the host for its effect and results (jax.experimental.io_callback).")
+declare("debug_callback", VARIADIC, CB.no_results, Param("callback", CB.PY_OBJECT), Param("effect", P.STR),
+        Param("partitioned", P.BOOL), doc="callback(*operands) on the host, for its effect (jax.debug.callback).")
+declare("debug_print", VARIADIC, CB.no_results, Param("fmt", P.STR), Param("has_placeholders", P.BOOL),
+        Param("in_tree", CB.PY_OBJECT), Param("logging_record", P.NONE), Param("np_printoptions", CB.PY_OBJECT),
+        Param("ordered", P.BOOL), Param("partitioned", P.BOOL), Param("static_args", CB.PY_OBJECT),
+        doc="Prints fmt formatted with the operands (rebuilt by in_tree, with static_args) on the host, under "
+            "NumPy's np_printoptions (jax.debug.print).")
 
 declare("checkpoint", VARIADIC, None, Param("callee", P.SYMBOL), Param("differentiated", P.BOOL),
         Param("policy", P.STR), Param("prevent_cse", P.BOOL),

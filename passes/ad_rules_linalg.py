@@ -1,6 +1,7 @@
-"""JVP rules of ``cholesky``, ``triangular_solve`` and ``lu`` and the transpose rule of ``triangular_solve`` (linear
-in its right-hand side), ports of JAX's (``jax/_src/lax/linalg.py``): ``_cholesky_jvp_rule``,
-``_triangular_solve_jvp_rule_a``, ``_triangular_solve_transpose_rule`` and ``_lu_jvp_rule``, binding the same
+"""JVP rules of ``cholesky``, ``triangular_solve``, ``lu`` and ``eig`` and the transpose rule of
+``triangular_solve`` (linear in its right-hand side), ports of JAX's (``jax/_src/lax/linalg.py``):
+``_cholesky_jvp_rule``, ``_triangular_solve_jvp_rule_a``, ``_triangular_solve_transpose_rule``, ``_lu_jvp_rule``
+and ``eig_jvp_rule`` (its solves by LU and triangular solves, not ``custom_linear_solve``), binding the same
 primitives in the same order so that ``make_jaxpr(jvp(f))`` prints JAX's text for single matrices. JAX's
 ``_lu_jvp_rule`` vmaps its inner rule over batch dimensions; here the same ops carry the batch dimensions."""
 from __future__ import annotations
@@ -184,6 +185,83 @@ def _expand_batch(b, x, batch_shape):
     return b.broadcast_in_dim(x, shape=full, broadcast_dimensions=(len(batch_shape), len(batch_shape) + 1))
 
 
+# --- eig ----------------------------------------------------------------------------------------------------------
+
+_EIGVEC_DERIVS = ("Derivatives of non-symmetric eigenvectors are only valid under assumptions on the input that JAX "
+                  "cannot check (see the enable_eigvec_derivs argument to jax.lax.linalg.eig). Pass "
+                  "enable_eigvec_derivs=True to jax.lax.linalg.eig to opt in. See "
+                  "https://github.com/jax-ml/jax/issues/2748 for discussion.")
+
+
+def _solve(b, a, rhs):
+    """``a^-1 rhs`` by ``a``'s LU: linear in ``rhs`` (a gather and two triangular solves)."""
+    lu, _, permutation = b.bind("lu", a)
+    y = triangular_solve(b, lu, _take_rows(b, rhs, permutation), left_side=True, lower=True, transpose_a=False,
+                         conjugate_a=False, unit_diagonal=True)
+    return triangular_solve(b, lu, y, left_side=True, lower=False, transpose_a=False, conjugate_a=False,
+                            unit_diagonal=False)
+
+
+def _diagonal(b, m):
+    shape = aval(m).shape
+    eye = _expand_batch(b, _eye(b, aval(m).dtype, shape[-2:]), shape[:-2])
+    return b.reduce_sum(b.mul(m, eye), axes=(len(shape) - 1,), out_sharding=None)
+
+
+def _column_sums(b, m):
+    return b.reduce_sum(m, axes=(len(aval(m).shape) - 2,), out_sharding=None)
+
+
+def _eig_vec_jvp(b, w, v, da):
+    """JAX's ``_eig_vec_jvp``: first-order perturbation of the eigenpairs, the eigenvectors kept at LAPACK's
+    normalization (unit norm, largest component real)."""
+    shape, dtype = aval(v).shape, aval(v).dtype
+    nb, n = len(shape) - 2, shape[-1]
+    batch = tuple(range(nb))
+    eye = _expand_batch(b, _eye(b, dtype, (n, n)), shape[:nb])
+    w_cols = b.broadcast_in_dim(w, shape=shape, broadcast_dimensions=batch + (nb + 1,))
+    w_rows = b.broadcast_in_dim(w, shape=shape, broadcast_dimensions=batch + (nb,))
+    f = b.sub(b.div(b.full_like(eye, 1), b.sub(b.add(eye, w_cols), w_rows)), eye)
+    p = matmul(b, _solve(b, v, da), v)
+    u = matmul(b, v, b.mul(f, p))
+    k = b.argmax(b.abs(v), axes=(nb,), index_dtype=_I32)
+    rows = b.iota(dtype=_I32, shape=shape, dimension=nb, sharding=None)
+    mask = b.eq(rows, b.broadcast_in_dim(k, shape=shape, broadcast_dimensions=batch + (nb + 1,)))
+    mask = b.convert_element_type(mask, new_dtype=dtype, weak_type=False)
+    c = b.complex(b.neg(b.real(_column_sums(b, b.mul(b.conj(v, input_dtype=dtype), u)))),
+                  b.div(b.neg(b.imag(_column_sums(b, b.mul(mask, u)))), b.real(_column_sums(b, b.mul(mask, v)))))
+    c = b.broadcast_in_dim(c, shape=shape, broadcast_dimensions=batch + (nb + 1,))
+    return _diagonal(b, p), b.add(u, b.mul(v, c))
+
+
+def _eig_jvp(b, primals, tangents, *, compute_left_eigenvectors, compute_right_eigenvectors, enable_eigvec_derivs,
+             implementation):
+    """JAX's ``eig_jvp_rule``: the eigenvalues' tangents ``diag(V^-1 dA V)``; the eigenvectors' only when asked
+    (``enable_eigvec_derivs``)."""
+    left, right = compute_left_eigenvectors, compute_right_eigenvectors
+    if (left or right) and not enable_eigvec_derivs:
+        raise NotImplementedError(_EIGVEC_DERIVS)
+    (a,), (da,) = primals, tangents
+    outs = b.bind("eig", a, compute_left_eigenvectors=left, compute_right_eigenvectors=True,
+                  enable_eigvec_derivs=enable_eigvec_derivs, implementation=implementation)
+    w, vr = outs[0], outs[-1]
+    dtype = aval(vr).dtype
+    da = b.convert_element_type(da, new_dtype=dtype, weak_type=False)
+    if not (left or right):
+        return [w], [_diagonal(b, matmul(b, _solve(b, vr, da), vr))]
+    dw, dvr = _eig_vec_jvp(b, w, vr, da)
+    primal_out, tangent_out = [w], [dw]
+    if left:
+        da_h = b.conj(_T(b, da), input_dtype=dtype)
+        primal_out.append(outs[1])
+        tangent_out.append(_eig_vec_jvp(b, b.conj(w, input_dtype=dtype), outs[1], da_h)[1])
+    if right:
+        primal_out.append(vr)
+        tangent_out.append(dvr)
+    return primal_out, tangent_out
+
+
+JVP_RULES["eig"] = _eig_jvp
 JVP_RULES["cholesky"] = _cholesky_jvp
 JVP_RULES["triangular_solve"] = _triangular_solve_jvp
 JVP_RULES["lu"] = _lu_jvp

@@ -362,3 +362,4 @@ from . import batch_rules_linalg  # noqa: E402,F401  (fills BATCH_RULES with cho
 from . import batch_solves  # noqa: E402,F401  (fills BATCH_RULES with custom_linear_solve)
 from . import batch_rules_extras  # noqa: E402,F401  (fills BATCH_RULES with tile and optimization_barrier)
 from . import batch_rules_convolution  # noqa: E402,F401  (fills BATCH_RULES with conv and windows)
+from . import batch_rules_callbacks  # noqa: E402,F401  (fills BATCH_RULES with the host callbacks)

@@ -1,6 +1,6 @@
-"""Batching rules of ``cholesky``, ``lu``, ``eigh``, ``svd``, ``qr`` and ``triangular_solve``, ports of JAX's: the
-primitives take leading batch dimensions, so ``expand_dims_batcher`` moves the batch axis to the front; ``_triangular_solve_batching_rule``
-folds a batch of right-hand sides into the columns (rows) of one when the matrix is shared."""
+"""Batching rules of ``cholesky``, ``lu``, ``eigh``, ``eig``, ``svd``, ``qr`` and ``triangular_solve``, ports of
+JAX's: the primitives take leading batch dimensions, so ``expand_dims_batcher`` moves the batch axis to the front;
+``_triangular_solve_batching_rule`` folds a batch of right-hand sides into the columns (rows) of one when the matrix is shared."""
 from __future__ import annotations
 
 from .batch import BATCH_RULES
@@ -36,6 +36,7 @@ def _triangular_solve_batch(b, args, dims, *, left_side, **params):
 BATCH_RULES["cholesky"] = _leading_batch
 BATCH_RULES["lu"] = _leading_batch
 BATCH_RULES["eigh"] = _leading_batch
+BATCH_RULES["eig"] = _leading_batch
 BATCH_RULES["svd"] = _leading_batch
 BATCH_RULES["qr"] = _leading_batch
 BATCH_RULES["triangular_solve"] = _triangular_solve_batch

@@ -422,3 +422,4 @@ from . import ad_solves  # noqa: E402,F401  (fills JVP_RULES and TRANSPOSE_RULES
 from . import ad_reduce  # noqa: E402,F401  (fills JVP_RULES with the general reduce)
 from . import ad_rules_extras  # noqa: E402,F401  (fills JVP_RULES and TRANSPOSE_RULES with tile, optimization_barrier)
 from . import ad_rules_special  # noqa: E402,F401  (fills JVP_RULES with igamma, betainc, the Bessel functions, ...)
+from . import ad_rules_callbacks  # noqa: E402,F401  (fills JVP_RULES with the host callbacks)

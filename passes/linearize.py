@@ -24,7 +24,7 @@ from . import funcs, remat
 from .builder import Builder
 from .jvp import NUM_TANGENT_ARGS_ATTR, NUM_TANGENT_RESULTS_ATTR, OUTPUT_ZEROS_ATTR
 from .registry import register_pass
-from .simplify import dce_function
+from .simplify import dce_function, has_effects
 
 NUM_RESIDUALS_ATTR = "jaxpr.num_residuals"
 
@@ -110,7 +110,7 @@ def partial_eval(module, source, unknown_args, known_outs, unknown_outs, *, done
     if any(v in unknown for v in outs):
         raise ValueError(f"@{name}: a result asked to be known depends on unknown arguments")
 
-    linear = _live(linear, tangent_outs)
+    linear = _live(module, linear, tangent_outs)
     needed = [v for entry in linear for v in entry.operands] + tangent_outs
     recompute = set()
     if saveable is not None:
@@ -146,12 +146,14 @@ def partial_eval(module, source, unknown_args, known_outs, unknown_outs, *, done
     return primal, lin, residuals
 
 
-def _live(linear, tangent_outs):
-    """The linear entries some tangent output depends on: the others (tangents that die at a stop_gradient,
-    say) would only keep residuals alive, which JAX prunes."""
-    wanted, live = set(tangent_outs), []
+def _live(module, linear, tangent_outs):
+    """The linear entries some tangent output depends on, and effectful ones (a print in a loop body split off
+    as varying): the others (tangents that die at a stop_gradient, say) would only keep residuals alive, which
+    JAX prunes."""
+    wanted, live, table, memo = set(tangent_outs), [], funcs.symbols(module), {}
     for entry in reversed(linear):
-        if any(r in wanted for r in entry.results):
+        op = entry.op if isinstance(entry, Staged) else entry
+        if any(r in wanted for r in entry.results) or has_effects(op, table, memo):
             live.append(entry)
             wanted.update(entry.operands)
     return live[::-1]

@@ -20,7 +20,7 @@ from irax.ir.gather_scatter import SCATTERS, GatherScatterMode, scatter_slice_si
 from irax.ir.mlir import ir
 from irax.ir.params import dense_attr
 
-from .to_stablehlo import LOWERINGS, _attr, _compare_type, lowering, reduce
+from .to_stablehlo import LOWERINGS, _attr, _compare_type, emit_pad, lowering, reduce
 
 _BOOL = np.dtype(np.bool_)
 
@@ -174,8 +174,8 @@ def _drop_to_padding(ctx, operand, indices, sizes, index_map):
     indices = ctx.emit1("stablehlo.select", [keep, clamped, trash], indices.type)
     padded_shape = tuple(n + sizes[first] if d == first else n for d, n in enumerate(out.shape))
     high = [sizes[first] if d == first else 0 for d in range(out.ndim)]
-    operand = ctx.emit1("stablehlo.pad", [operand, ctx.constant(0, out.dtype)], tensor_type(padded_shape, out.dtype),
-                        edge_padding_low=[0] * out.ndim, edge_padding_high=high, interior_padding=[0] * out.ndim)
+    operand = emit_pad(ctx, operand, ctx.constant(0, out.dtype), padded_shape, edge_padding_low=[0] * out.ndim,
+                       edge_padding_high=high, interior_padding=[0] * out.ndim)
     return operand, indices
 
 
@@ -186,6 +186,14 @@ def _scatter(ctx, operand, indices, updates, *, dimension_numbers, indices_are_s
     if out.size == 0 or updates_aval.size == 0:
         return operand
     dn = dimension_numbers
+    if np.issubdtype(out.dtype, np.complexfloating) and update_jaxpr in _COMPONENTWISE and (
+            update_jaxpr is not None or ctx.op.name == "jaxpr.scatter"):
+        # IREE 3.13 miscompiles complex scatters (two scatter-adds into equal zero operands, a gather's transpose
+        # taken twice, wrote into one buffer): setting, adding and subtracting act on each part apart.
+        parts = [_scatter(ctx, _part(ctx, operand, part), indices, _part(ctx, updates, part), dimension_numbers=dn,
+                          indices_are_sorted=indices_are_sorted, unique_indices=unique_indices, mode=mode,
+                          update_jaxpr=update_jaxpr) for part in ("real", "imag")]
+        return ctx.emit1("stablehlo.complex", parts, operand.type)
     if not out.shape:  # IREE crashes on a scalar operand: every update goes to element 0 of a vector of one
         vector = tensor_type((1,), out.dtype)
         result = _scatter(ctx, ctx.emit1("stablehlo.reshape", [operand], vector),
@@ -230,8 +238,17 @@ def _scatter(ctx, operand, indices, updates, *, dimension_numbers, indices_are_s
     ir.Operation.create("stablehlo.return", results=[], operands=[result], loc=ctx.loc, ip=ip)
     if not padded:
         return op.result
-    return ctx.emit1("stablehlo.slice", [op.result], start_indices=[0] * out.ndim, limit_indices=list(out.shape),
-                     strides=[1] * out.ndim)
+    return ctx.emit1("stablehlo.slice", [op.result], tensor_type(out.shape, out.dtype), start_indices=[0] * out.ndim,
+                     limit_indices=list(out.shape), strides=[1] * out.ndim)
+
+
+_COMPONENTWISE = (None, "add", "sub")
+
+
+def _part(ctx, x, part):
+    """The real or imaginary part of a complex value."""
+    x_aval = aval_of_type(x.type)
+    return ctx.emit1(f"stablehlo.{part}", [x], tensor_type(x_aval.shape, np.finfo(x_aval.dtype).dtype))
 
 
 for _name in SCATTERS:

@@ -1,11 +1,13 @@
 """``jaxpr-inline``, ``jaxpr-dce`` and ``jaxpr-cse``.
 
 MLIR treats unregistered ops as side-effecting, so its own ``inline``, DCE and
-``cse`` leave ``jaxpr.*`` ops alone; every jaxpr primitive is pure, so these
-passes can inline, drop and merge them freely.
+``cse`` leave ``jaxpr.*`` ops alone; every jaxpr primitive but the effectful host
+callbacks (``io_callback``, ``jax.debug``'s) is pure, so these passes can inline,
+drop and merge the others freely.
 """
 from __future__ import annotations
 
+from irax.ir.callbacks import EFFECTFUL
 from irax.ir.control_flow import referenced_symbols
 from irax.ir.jaxpr_view import body_ops
 from irax.ir.ops import CALL_BODY_PARAMS
@@ -57,9 +59,28 @@ def dce(module):
 
 
 def dce_function(func):
+    table = memo = None
     for op in reversed(body_ops(func)):
         if op.name.startswith("jaxpr.") and all(_unused(r) for r in op.results):
-            op.erase()
+            if table is None:
+                table, memo = symbols(func.operation.parent.opview), {}
+            if not has_effects(op, table, memo):
+                op.erase()
+
+
+def has_effects(op, table, memo=None) -> bool:
+    """Whether ``op`` is an effectful callback, or calls a function (a body, a callee) holding one. ``memo`` keeps
+    each function's answer (a function being looked into counts as pure: rules may call their own function)."""
+    if op.name[len("jaxpr."):] in EFFECTFUL:
+        return True
+    memo = {} if memo is None else memo
+    for name in referenced_symbols(op):
+        if name in table and name not in memo:
+            memo[name] = False
+            memo[name] = any(has_effects(inner, table, memo) for inner in body_ops(table[name]))
+        if memo.get(name):
+            return True
+    return False
 
 
 def _unused(value) -> bool:
@@ -73,7 +94,7 @@ def cse(module):
     for func in functions(module):
         seen = {}
         for op in body_ops(func):
-            if not op.name.startswith("jaxpr.") or len(op.regions):
+            if not op.name.startswith("jaxpr.") or len(op.regions) or op.name[len("jaxpr."):] in EFFECTFUL:
                 continue
             key = (op.name, tuple(op.operands), tuple(str(r.type) for r in op.results),
                    tuple(sorted((name, str(op.attributes[name])) for name in op.attributes)))

@@ -489,16 +489,21 @@ def _pad(ctx, x, value, *, padding_config):
     lo, hi, interior = zip(*padding_config) if padding_config else ((), (), ())
     sizes = dict(edge_padding_low=[int(v) for v in lo], edge_padding_high=[int(v) for v in hi],
                  interior_padding=[int(v) for v in interior])
-    out = ctx.result_avals[0]
-    if not np.issubdtype(out.dtype, np.complexfloating):
-        return ctx.emit1("stablehlo.pad", [x, value], **sizes)
-    # IREE 3.13's compiler crashes (SIGSEGV) on a complex pad: pad the real and imaginary parts apart.
-    part = np.dtype(np.float32 if out.dtype == np.complex64 else np.float64)
+    return emit_pad(ctx, x, value, ctx.result_avals[0].shape, **sizes)
+
+
+def emit_pad(ctx, x, value, shape, **sizes):
+    """``stablehlo.pad`` of ``x`` to ``shape``; a complex one pads the real and imaginary parts apart (IREE 3.13's
+    compiler crashes, SIGSEGV, on a complex pad)."""
+    dtype = aval_of_type(x.type).dtype
+    if not np.issubdtype(dtype, np.complexfloating):
+        return ctx.emit1("stablehlo.pad", [x, value], tensor_type(tuple(shape), dtype), **sizes)
+    part = np.dtype(np.float32 if dtype == np.complex64 else np.float64)
     x_aval = aval_of_type(x.type)
     parts = [ctx.emit1("stablehlo.pad", [ctx.emit1(f"stablehlo.{p}", [x], tensor_type(x_aval.shape, part)),
                                          ctx.emit1(f"stablehlo.{p}", [value], tensor_type((), part))],
-                       tensor_type(out.shape, part), **sizes) for p in ("real", "imag")]
-    return ctx.emit1("stablehlo.complex", parts)
+                       tensor_type(tuple(shape), part), **sizes) for p in ("real", "imag")]
+    return ctx.emit1("stablehlo.complex", parts, tensor_type(tuple(shape), dtype))
 
 
 @lowering("concatenate")
@@ -843,3 +848,4 @@ from . import lower_fft  # noqa: E402,F401  (fills LOWERINGS with fft)
 from . import lower_decompositions  # noqa: E402,F401  (fills LOWERINGS with eigh, svd and qr)
 from . import lower_blocked  # noqa: E402,F401  (fills LOWERINGS with lu, cholesky and triangular_solve)
 from . import lower_special  # noqa: E402,F401  (fills LOWERINGS with igamma, betainc, the Bessel functions, zeta, ...)
+from . import lower_callbacks  # noqa: E402,F401  (fills LOWERINGS with the host callbacks)

@@ -436,11 +436,12 @@ PARAMS = [pytest.param(case, axes, size, id=f"{case.id}-{axes}-n{size}".replace(
 
 def test_every_rule_has_a_case():
     """Calls, names and rules owned by other modules (collectives, custom derivatives, control flow, linalg, fft,
-    the lax extras) are tested there, and threefry2x32 in tests/test_random.py (vmap over batches of keys, against
-    JAX); mulhi's elementwise rule in tests/test_lax_extras.py, against NumPy (XLA's CPU backend cannot run some
-    batched layouts of it)."""
+    the lax extras, host callbacks) are tested there, and threefry2x32 in tests/test_random.py (vmap over batches
+    of keys, against JAX); mulhi's elementwise rule in tests/test_lax_extras.py, against NumPy (XLA's CPU backend
+    cannot run some batched layouts of it)."""
     foreign = {"irax.passes.batch_collectives", "irax.passes.batch_custom", "irax.passes.batch_control_flow",
-               "irax.passes.batch_rules_linalg", "irax.passes.batch_rules_fft", "irax.passes.batch_rules_extras"}
+               "irax.passes.batch_rules_linalg", "irax.passes.batch_rules_fft", "irax.passes.batch_rules_extras",
+               "irax.passes.batch_rules_callbacks"}
     wanted = {name for name, rule in batch.BATCH_RULES.items()
               if name not in ("pjit", "checkpoint", "name", "threefry2x32", "mulhi") and not name.startswith("custom_")
               and name not in batch.AXIS_NAME_PARAMS and getattr(rule, "__module__", None) not in foreign}

@@ -430,3 +430,25 @@ def test_bad_scatter_raises_as_jax(k):
     with pytest.raises(expected.type) as got:
         _bad_scatters(lax)[k]()
     assert str(got.value) == str(expected.value)
+
+
+def test_complex_scatters_under_jit_match_jax():
+    """IREE 3.13 wrote two complex scatter-adds into equal zero operands (a complex gather's transpose, taken
+    twice) into one buffer, doubling a gradient; a complex pad beside a scatter crashed its compiler."""
+    perm = np.array([2, 0, 3, 1], np.int32)
+    a = np.arange(16, dtype=np.float32).reshape(4, 4)
+
+    def loss(lib):
+        def f(a):
+            c = a.astype(np.complex64) * (1 + 2j)
+            return (c[perm] * (1 - 1j)).real.sum() + (c[perm] * 1j).imag.sum()
+        return f
+    np.testing.assert_allclose(irax.jit(irax.grad(loss(irax)))(a), jax.grad(loss(jax))(a))
+
+    def scatters(lib):
+        def f(u):
+            z = lib.numpy.zeros((4, 4), np.complex64)
+            return z.at[perm].add(u) + z.at[perm[::-1]].set(u * 2j) - z.at[perm].add(-u)
+        return f
+    u = (np.arange(16).reshape(4, 4) * (1 - 0.5j)).astype(np.complex64)
+    np.testing.assert_allclose(irax.jit(scatters(irax))(u), jax.jit(scatters(jax))(u))

@@ -263,22 +263,3 @@ def test_typeof_named_call_named_scope_and_device_counts_as_jax():
             pass
     counts = (irax.device_count(), irax.local_device_count(), irax.process_count(), irax.process_index())
     assert counts == (1, 1, 1, 0)
-
-
-def test_debug_print_and_callback_eagerly_and_refused_under_jit(capsys):
-    """Eagerly as JAX's (the values printed, the callback given arrays); under jit a clear NotImplementedError,
-    never a print silently dropped."""
-    irax.debug.print("x={x} y={}", 3.0, x=jnp.ones(2))
-    seen = []
-    irax.debug.callback(lambda a: seen.append(a), np.arange(3))
-    assert capsys.readouterr().out == "x=[1. 1.] y=3.0\n"
-    assert isinstance(seen[0], irax.Array) and seen[0].tolist() == [0, 1, 2]
-
-    def printing(x):
-        irax.debug.print("x={}", x)
-        return x
-    for transform in (irax.jit, irax.grad, irax.vmap):
-        with pytest.raises(NotImplementedError, match="jax.debug.print of traced values"):
-            transform(printing)(np.float32(1.0) if transform is irax.grad else np.ones(2, np.float32))
-    with pytest.raises(NotImplementedError, match="jax.debug.callback"):
-        irax.jit(lambda x: irax.debug.callback(print, x))(np.ones(2, np.float32))

@@ -19,7 +19,7 @@ def _irax_primitives(module):
 def test_names_and_multiple_results_match_jax(namespace):
     ours = _irax_primitives(lax if namespace == "lax" else lax.linalg)
     theirs = jax.lax if namespace == "lax" else jax.lax.linalg
-    assert len(ours) >= (100 if namespace == "lax" else 6)
+    assert len(ours) >= (100 if namespace == "lax" else 7)
     for attr, prim in ours.items():
         jax_prim = getattr(theirs, attr)
         assert (prim.name, prim.multiple_results) == (jax_prim.name, jax_prim.multiple_results), attr

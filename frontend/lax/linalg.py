@@ -14,7 +14,8 @@ from irax.core import bind, bind1
 from . import add, broadcast, broadcasted_iota, conj, div, expand_dims, full_like, ge, select, squeeze, transpose
 from ._scalars import as_operand
 
-__all__ = ["EighImplementation", "SvdAlgorithm", "cholesky", "eigh", "lu", "qr", "svd", "triangular_solve"]
+__all__ = ["EigImplementation", "EighImplementation", "SvdAlgorithm", "cholesky", "eig", "eigh", "lu", "qr", "svd",
+           "triangular_solve"]
 
 
 def _T(x):
@@ -94,6 +95,23 @@ def eigh(x, *, lower: bool = True, symmetrize_input: bool = True, sort_eigenvalu
                 subset_by_index=_index_range(subset_by_index),
                 algorithm=None if implementation is None else str(implementation))
     return v, w
+
+
+class EigImplementation(enum.Enum):
+    """JAX's names of eig's implementations; irax runs LAPACK's geev (NumPy's) on the host for each."""
+    LAPACK = "lapack"
+    MAGMA = "magma"
+    CUSOLVER = "cusolver"
+
+
+def eig(x, *, compute_left_eigenvectors: bool = True, compute_right_eigenvectors: bool = True,
+        enable_eigvec_derivs: bool = False, implementation: EigImplementation | None = None, use_magma=None):
+    """Eigendecomposition of general matrices: ``[w, vl, vr]`` (the eigenvectors asked for), complex, as LAPACK's
+    geev computes them on the host (JAX's CPU eig does the same)."""
+    return bind("eig", as_operand(x), compute_left_eigenvectors=bool(compute_left_eigenvectors),
+                compute_right_eigenvectors=bool(compute_right_eigenvectors),
+                enable_eigvec_derivs=bool(enable_eigvec_derivs),
+                implementation=None if implementation is None else str(implementation))
 
 
 class SvdAlgorithm(enum.Enum):

@@ -1,4 +1,4 @@
-"""``jnp.linalg``'s decompositions on the ``eigh``, ``svd`` and ``qr`` primitives and what JAX builds on them
+"""``jnp.linalg``'s decompositions on the ``eig``, ``eigh``, ``svd`` and ``qr`` primitives and what JAX builds on them
 (``eigvalsh``, ``svdvals``, ``pinv`` with its custom JVP, ``matrix_rank``, ``lstsq``), each staged under JAX's
 name with JAX's structure so that ``make_jaxpr`` prints JAX's text."""
 from __future__ import annotations
@@ -21,7 +21,12 @@ from ._util import ensure_arraylike, promote_dtypes_inexact, staged_as
 
 _HIGHEST = lax.Precision.HIGHEST
 
-__all__ = ["eigh", "eigvalsh", "lstsq", "matrix_rank", "pinv", "qr", "svd", "svdvals"]
+__all__ = ["eig", "eigh", "eigvals", "eigvalsh", "lstsq", "matrix_rank", "pinv", "qr", "svd", "svdvals"]
+
+
+class EigResult(NamedTuple):
+    eigenvalues: object
+    eigenvectors: object
 
 
 class EighResult(NamedTuple):
@@ -38,6 +43,22 @@ class SVDResult(NamedTuple):
 class QRResult(NamedTuple):
     Q: object
     R: object
+
+
+def eig(a):
+    """Eigenvalues and right eigenvectors (columns, unit norm) of general matrices, complex, as LAPACK's geev."""
+    a = ensure_arraylike("jnp.linalg.eig", a)
+    a, = promote_dtypes_inexact(a)
+    w, v = lax_linalg.eig(a, compute_left_eigenvectors=False)
+    return EigResult(w, v)
+
+
+@staged_as("eigvals")
+def eigvals(a):
+    """The eigenvalues of general matrices, complex, as LAPACK's geev orders them."""
+    a = ensure_arraylike("jnp.linalg.eigvals", a)
+    a, = promote_dtypes_inexact(a)
+    return lax_linalg.eig(a, compute_left_eigenvectors=False, compute_right_eigenvectors=False)[0]
 
 
 @staged_as("eigh", static_argnames=("UPLO", "symmetrize_input"))

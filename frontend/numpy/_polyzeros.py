@@ -14,7 +14,6 @@ def poly(seq_of_zeros):
 
     Raises:
       ValueError: for input that is neither 1-d nor a non-empty square matrix.
-      NotImplementedError: for a square matrix while ``jnp.linalg.eigvals`` is missing from irax.
     """
     import irax.numpy as jnp
     seq_of_zeros = ensure_arraylike("poly", seq_of_zeros)
@@ -22,11 +21,7 @@ def poly(seq_of_zeros):
     zeros = jnp.atleast_1d(seq_of_zeros)
     sh = zeros.shape
     if len(sh) == 2 and sh[0] == sh[1] and sh[0] != 0:
-        eigvals = getattr(jnp.linalg, "eigvals", None)
-        if eigvals is None:
-            raise NotImplementedError("jnp.poly of a square matrix needs jnp.linalg.eigvals, which irax does not "
-                                      "support yet")
-        zeros = eigvals(zeros)
+        zeros = jnp.linalg.eigvals(zeros)
     if zeros.ndim != 1:
         raise ValueError("input must be 1d or non-empty square 2d array.")
     dt = zeros.dtype

@@ -13,7 +13,8 @@ from irax.custom_derivatives import custom_jvp
 from irax.lax import linalg as lax_linalg
 
 from ._creation import eye, ones, zeros_like
-from ._decompositions import EighResult, QRResult, SVDResult, eigh, eigvalsh, lstsq, matrix_rank, pinv, qr, svd, svdvals
+from ._decompositions import (EigResult, EighResult, QRResult, SVDResult, eig, eigh, eigvals, eigvalsh, lstsq,
+                              matrix_rank, pinv, qr, svd, svdvals)
 from ._linalg_ops import diagonal as _diagonal
 from ._linalg_ops import einsum, matmul, tensordot, vecdot
 from ._linalg_ops import outer as _outer
@@ -27,10 +28,10 @@ from ._ufuncs import abs as _abs
 from ._ufuncs import conj, exp, isinf, isnan, log, logical_or, power, real, sqrt, where
 from ._util import canonicalize_axis, ensure_arraylike, promote_dtypes_inexact, staged_as
 
-__all__ = ["EighResult", "QRResult", "SVDResult", "cholesky", "cond", "cross", "det", "diagonal", "eigh", "eigvalsh",
-           "inv", "lstsq", "matmul", "matrix_norm", "matrix_power", "matrix_rank", "matrix_transpose", "multi_dot",
-           "norm", "outer", "pinv", "qr", "slogdet", "solve", "svd", "svdvals", "tensordot", "tensorinv",
-           "tensorsolve", "trace", "vecdot", "vector_norm"]
+__all__ = ["EigResult", "EighResult", "QRResult", "SVDResult", "cholesky", "cond", "cross", "det", "diagonal", "eig",
+           "eigh", "eigvals", "eigvalsh", "inv", "lstsq", "matmul", "matrix_norm", "matrix_power", "matrix_rank",
+           "matrix_transpose", "multi_dot", "norm", "outer", "pinv", "qr", "slogdet", "solve", "svd", "svdvals",
+           "tensordot", "tensorinv", "tensorsolve", "trace", "vecdot", "vector_norm"]
 
 
 def diagonal(x, /, *, offset=0):
