@@ -490,6 +490,11 @@ for _name in ("all_gather", "reduce_scatter", "axis_index"):
     RULES[_name] = _unbound_collective(_name)
 
 
+@rule("ppermute")
+def _ppermute(x, *, axis_name, perm):
+    raise NotImplementedError("Evaluation rule for 'ppermute' not implemented")  # JAX's words, outside a vmap
+
+
 @rule("literal")
 def _literal(*, value, weak_type=None):
     return np.asarray(value)

@@ -345,6 +345,9 @@ declare("all_gather", 1, S.all_gather, Param("all_gather_dimension", P.INT), Par
 declare("reduce_scatter", 1, S.reduce_scatter, Param("axis_name", P.AXES), Param("scatter_dimension", P.INT),
         Param("axis_index_groups", P.NONE), Param("axis_size", P.INT), Param("tiled", P.BOOL),
         doc="psum over the named axes, each example keeping its slice of scatter_dimension (lax.psum_scatter).")
+declare("ppermute", 1, lambda primitive, avals_in, *, axis_name, perm: list(avals_in), Param("axis_name", P.AXES),
+        Param("perm", P.PairsKind(2)),
+        doc="Each example's operand sent along the named axes from source to destination index ((src, dst) pairs).")
 declare("axis_index", 0, S.axis_index, Param("axis_name", P.STR), doc="The example's index along a named axis.")
 
 TRIVIAL_PRINT_NAMES = {"pjit": "jit", "checkpoint": "remat2", **{n: n.replace("_", "-") for n in GS.SCATTERS}}

@@ -96,6 +96,30 @@ def _reduce_scatter_batch(b, args, dims, *, axis_name, scatter_dimension, axis_i
     return y, scatter_dimension
 
 
+def _ppermute_batch(b, args, dims, *, axis_name, perm):
+    """JAX's ``_ppermute_batcher``: over this pass's axis, example ``dst`` takes example ``src``'s value (a
+    destination no pair names takes example 0's, as JAX's ``take`` of zero-filled indices does); an unbatched
+    operand is every example's already."""
+    (x,), (d,) = args, dims
+    if b.axis_name not in axis_name:
+        return b.same(x, axis_name=axis_name, perm=perm)[0], d
+    rest = tuple(name for name in axis_name if name != b.axis_name)
+    if rest:
+        return b.same(x, axis_name=rest, perm=perm)[0], d
+    if len(perm) != b.axis_size:
+        raise AssertionError("Permutation doesn't match the axis size!")
+    if d is None:
+        return x, None
+    sources = [0] * b.axis_size
+    for src, dst in perm:
+        sources[dst] = src
+    shape = aval(x).shape
+    pieces = [b.slice(x, start_indices=tuple(s if k == d else 0 for k in range(len(shape))),
+                      limit_indices=tuple(s + 1 if k == d else n for k, n in enumerate(shape)), strides=None)
+              for s in sources]
+    return b.concatenate(*pieces, dimension=d), d
+
+
 def _axis_index_batch(b, args, dims, *, axis_name):
     """Reached only for this pass's name (the pass copies the rest): each example's index is its position."""
     return b.iota(dtype=np.dtype(np.int32), shape=(b.axis_size,), dimension=0), 0
@@ -107,4 +131,6 @@ for _name in ("psum", "pmax", "pmin"):
 BATCH_RULES["all_gather"] = _all_gather_batch
 BATCH_RULES["reduce_scatter"] = _reduce_scatter_batch
 BATCH_RULES["axis_index"] = _axis_index_batch
-AXIS_NAME_PARAMS.update(all_gather="axis_name", reduce_scatter="axis_name", axis_index="axis_name")
+BATCH_RULES["ppermute"] = _ppermute_batch
+AXIS_NAME_PARAMS.update(all_gather="axis_name", reduce_scatter="axis_name", axis_index="axis_name",
+                        ppermute="axis_name")

@@ -260,6 +260,11 @@ def _psum_transpose(b, ct, x, *, axes, axis_index_groups):
     return [b.psum(ct, axes=names, axis_index_groups=None)]
 
 
+def _ppermute_transpose(b, ct, x, *, axis_name, perm):
+    """JAX's ``_ppermute_transpose_rule``: the cotangents sent back, by the inverse permutation."""
+    return [b.ppermute(ct, axis_name=axis_name, perm=tuple((dst, src) for src, dst in perm))]
+
+
 def _all_gather_transpose(b, ct, x, *, all_gather_dimension, axis_name, axis_index_groups, axis_size, tiled):
     return [b.reduce_scatter(ct, axis_name=axis_name, scatter_dimension=all_gather_dimension,
                              axis_index_groups=None, axis_size=axis_size, tiled=tiled)]
@@ -270,7 +275,7 @@ def _reduce_scatter_transpose(b, ct, x, *, axis_name, scatter_dimension, axis_in
                          axis_size=axis_size, tiled=tiled)]
 
 
-TRANSPOSE_RULES.update({"psum": _psum_transpose, "all_gather": _all_gather_transpose,
+TRANSPOSE_RULES.update({"psum": _psum_transpose, "ppermute": _ppermute_transpose, "all_gather": _all_gather_transpose,
                         "reduce_scatter": _reduce_scatter_transpose})
 
 

@@ -1,5 +1,5 @@
 """Collectives over named axes under ``vmap(..., axis_name=...)``: ``psum``, ``pmean``, ``pmax``, ``pmin``,
-``all_gather``, ``psum_scatter``, ``axis_index``, ``axis_size``.
+``all_gather``, ``psum_scatter``, ``axis_index``, ``axis_size``, ``ppermute``, ``pshuffle``.
 
 1. ``make_jaxpr(vmap(...))`` prints exactly JAX's text, nested vmaps with two names and derivatives included.
 2. Values, eager and under ``jit``, match JAX's (the optional oracle) run on the same program.
@@ -245,3 +245,45 @@ def test_the_batch_pass_turns_the_name_into_a_positional_axis():
     run_pipeline(module, "builtin.module(jaxpr-batch{in_axes=0 axis_size=2 axis_name=i})")
     text = module.operation.get_asm()
     assert '"jaxpr.psum"(%arg0) {axes = [0, 1]}' in text, text
+
+
+RING = [(0, 1), (1, 2), (2, 3), (3, 0)]
+
+
+def _ppermute_programs(jax):
+    lax = jax.lax
+    w = np.arange(12, dtype=F).reshape(4, 3)
+    return {
+        "ring": lambda x: _v(jax, lambda v: lax.ppermute(v, "i", RING))(x),
+        "shuffle": lambda x: _v(jax, lambda v: lax.pshuffle(v, "i", [3, 2, 1, 0]))(x),
+        "repeated_source": lambda x: _v(jax, lambda v: lax.ppermute(v, "i", [(0, 0), (0, 1), (2, 2), (3, 3)]))(x),
+        "unbatched": lambda x: _v(jax, lambda v: lax.ppermute(1.0, "i", RING) + v)(x),
+        "axis1": lambda x: jax.vmap(lambda v: lax.ppermute(v, "i", [(0, 1), (1, 2), (2, 0)]), in_axes=1, out_axes=1,
+                                    axis_name="i")(x[:, :3]),
+        "inner_name": lambda x: _vv(jax, lambda v: lax.ppermute(v, "i", [(0, 1), (1, 0)]))(x[:2, :3]),
+        "grad": jax.grad(lambda x: (_v(jax, lambda v: lax.ppermute(v, "i", RING))(x) * w).sum()),
+        "jvp": lambda x: jax.jvp(_v(jax, lambda v: lax.ppermute(v * v, "i", RING)), (x,), (w,))[1],
+    }
+
+
+@needs_jax
+@pytest.mark.parametrize("name", ["ring", "shuffle", "repeated_source", "unbatched", "axis1", "inner_name", "grad",
+                                  "jvp"])
+def test_ppermute_and_pshuffle_match_jax(name):
+    """Under vmap, eagerly and under jit; JAX has no text for these beyond its jnp.take of the batch."""
+    want = _ppermute_programs(jax)[name](x43)
+    np.testing.assert_allclose(_ppermute_programs(irax)[name](x43), want)
+    np.testing.assert_allclose(irax.jit(_ppermute_programs(irax)[name])(x43), want)
+
+
+@needs_jax
+def test_ppermute_text_and_errors_match_jax():
+    text = str(irax.make_jaxpr(lambda x: ilax.ppermute(x, "i", [(0, 1), (1, 0)]), axis_env=[("i", 2)])(x43))
+    assert text == str(jax.make_jaxpr(lambda x: jax.lax.ppermute(x, "i", [(0, 1), (1, 0)]),
+                                      axis_env=[("i", 2)])(x43))
+    with pytest.raises(NotImplementedError, match="Evaluation rule for 'ppermute' not implemented"):
+        ilax.ppermute(x43, "i", [(0, 1)])
+    with pytest.raises(AssertionError, match="Permutation doesn't match the axis size!"):
+        _v(irax, lambda v: ilax.ppermute(v, "i", [(0, 1), (1, 0)]))(x43)
+    with pytest.raises(ValueError, match="does not represent a permutation"):
+        _v(irax, lambda v: ilax.pshuffle(v, "i", [0, 0, 1, 2]))(x43)

@@ -138,6 +138,20 @@ def axis_index(axis_name):
     return index
 
 
+def ppermute(x, axis_name, perm):
+    """Each example's ``x`` sent along the named axis by ``perm``, ``(source, destination)`` index pairs."""
+    names = _axes(axis_name)
+    perm = tuple(tuple(int(i) for i in pair) for pair in perm)
+    return tree_util.tree_map(lambda leaf: _bind("ppermute", as_operand(leaf), axis_name=names, perm=perm), x)
+
+
+def pshuffle(x, axis_name, perm):
+    """``ppermute`` with ``perm[i]`` the source of example ``i``."""
+    if set(perm) != set(range(len(perm))):
+        raise ValueError(f"`perm` does not represent a permutation: {perm}")
+    return ppermute(x, axis_name, list(zip(perm, range(len(perm)))))
+
+
 def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False, to="varying"):
     """Every example's ``x`` along the named axis, stacked at ``axis`` (concatenated along it when ``tiled``)."""
     if to != "varying":
