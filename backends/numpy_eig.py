@@ -24,7 +24,11 @@ def eig(x, *, compute_left_eigenvectors, compute_right_eigenvectors, enable_eigv
         a = x[index]
         if not np.isfinite(a).all():  # LAPACK's NaNs, where NumPy would raise
             continue
-        w[index], vectors = np.linalg.eig(a.astype(np.result_type(a.dtype, np.float32)))
+        a = a.astype(np.result_type(a.dtype, np.float32))
+        if not (compute_left_eigenvectors or compute_right_eigenvectors):
+            w[index] = np.linalg.eigvals(a)
+            continue
+        w[index], vectors = np.linalg.eig(a)
         right[index] = vectors
         if compute_left_eigenvectors and n:
             try:

@@ -128,6 +128,11 @@ def _workloads(jax, jnp, rng):
                              True),
         "linalg.solve 256x256": (jax.jit(jnp.linalg.solve), (spd, rng.standard_normal((256,), np.float32)), True),
         "fft.rfft 2^16": (jax.jit(jnp.fft.rfft), (rng.standard_normal(1 << 16, np.float32),), True),
+        "pure_callback f32[1024] (host call)": (
+            jax.jit(lambda x: jax.pure_callback(np.sin, jax.ShapeDtypeStruct(x.shape, x.dtype), x) + 1),
+            (rng.standard_normal(1024, np.float32),), True),
+        "linalg.eigvals 64x64 (host LAPACK)": (jax.jit(jnp.linalg.eigvals),
+                                               (rng.standard_normal((64, 64), np.float32),), True),
     }
 
 
