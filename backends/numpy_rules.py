@@ -486,7 +486,7 @@ def _unbound_collective(api_name):
     return rule
 
 
-for _name in ("all_gather", "reduce_scatter", "axis_index"):
+for _name in ("all_gather", "reduce_scatter", "axis_index", "all_to_all"):
     RULES[_name] = _unbound_collective(_name)
 
 

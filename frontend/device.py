@@ -1,4 +1,4 @@
-"""``devices``, ``device_put``, ``device_get`` and ``block_until_ready``.
+"""``devices``, ``device_put``, ``device_get``, ``block_until_ready`` and ``effects_barrier``.
 
 The CPU is the default device; GPUs (CUDA, ROCm/HIP, Vulkan) are used where the program puts arrays on them with
 ``device_put``, as with JAX's committed arrays.
@@ -84,3 +84,7 @@ def block_until_ready(x):
         if isinstance(leaf, Array):
             leaf.block_until_ready()
     return x
+
+
+def effects_barrier():
+    """Waits for the host callbacks of earlier calls (JAX's): irax runs them during the call, so none is pending."""

@@ -345,6 +345,11 @@ declare("all_gather", 1, S.all_gather, Param("all_gather_dimension", P.INT), Par
 declare("reduce_scatter", 1, S.reduce_scatter, Param("axis_name", P.AXES), Param("scatter_dimension", P.INT),
         Param("axis_index_groups", P.NONE), Param("axis_size", P.INT), Param("tiled", P.BOOL),
         doc="psum over the named axes, each example keeping its slice of scatter_dimension (lax.psum_scatter).")
+declare("all_to_all", 1, S.all_to_all, Param("axis_index_groups", P.NONE), Param("axis_name", P.AXES),
+        Param("axis_size", P.INT, hide=_hidden), Param("concat_axis", P.INT), Param("split_axis", P.INT),
+        Param("tiled", P.BOOL),
+        doc="split_axis cut into axis_size chunks, chunk k sent to example k along the named axes, the chunks "
+            "received stacked along concat_axis (axis_size: the axes' size, which JAX's abstract eval looks up).")
 declare("ppermute", 1, lambda primitive, avals_in, *, axis_name, perm: list(avals_in), Param("axis_name", P.AXES),
         Param("perm", P.PairsKind(2)),
         doc="Each example's operand sent along the named axes from source to destination index ((src, dst) pairs).")

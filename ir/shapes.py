@@ -437,6 +437,21 @@ def reduce_scatter(name, avals_in, *, axis_name, scatter_dimension, axis_size, t
     return [ShapedArray(tuple(shape), x.dtype, x.weak_type)]
 
 
+def all_to_all(name, avals_in, *, axis_name, split_axis, concat_axis, axis_size, tiled, axis_index_groups=None):
+    """JAX's ``_all_to_all_effectful_abstract_eval``: ``split_axis`` split into the named axis's ``axis_size``
+    chunks, one per example, and the chunks received stacked along ``concat_axis``."""
+    (x,) = avals_in
+    _check_collective_dim(split_axis, x.ndim)
+    _check_collective_dim(concat_axis, x.ndim)
+    shape = list(x.shape)
+    if shape[split_axis] % axis_size:
+        raise ValueError(f"all_to_all split_axis size {shape[split_axis]} is not divisible by the size of the named "
+                         f"axis {axis_size}")
+    shape[split_axis] //= axis_size
+    shape[concat_axis] *= axis_size
+    return [ShapedArray(tuple(shape), x.dtype)]
+
+
 def axis_index(name, avals_in, *, axis_name):
     return [ShapedArray((), np.dtype(np.int32))]
 

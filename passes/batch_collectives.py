@@ -120,6 +120,44 @@ def _ppermute_batch(b, args, dims, *, axis_name, perm):
     return b.concatenate(*pieces, dimension=d), d
 
 
+def _all_to_all_batch(b, args, dims, *, axis_name, split_axis, concat_axis, axis_size, tiled, axis_index_groups):
+    """JAX's ``_all_to_all_batched_collective`` for one name: over this pass's axis, the exchange is a reshape
+    and a transpose of the batch; over other names, the op with its axes renumbered around the batch axis."""
+    (x,), (d,) = args, dims
+    params = dict(axis_name=axis_name, axis_size=axis_size, tiled=tiled, axis_index_groups=None)
+    if b.axis_name not in axis_name:
+        if d is None:
+            return b.same(x, split_axis=split_axis, concat_axis=concat_axis, **params)[0], None
+        return b.same(x, split_axis=split_axis + (d <= split_axis), concat_axis=concat_axis + (d <= concat_axis),
+                      **params)[0], d
+    if len(axis_name) > 1:
+        raise NotImplementedError("all_to_all over several axis names, one of them vmap's, is not supported")
+    size = b.axis_size
+    if d is None:
+        x, d = b.broadcast(x, size, 0), 0
+    if split_axis == concat_axis:
+        axis = split_axis + (d <= split_axis)
+        before = d
+        x = _split_axis(b, x, axis, size)
+        d += axis <= d
+        perm = list(range(len(aval(x).shape)))
+        perm[d], perm[axis] = perm[axis], perm[d]
+        return _fold_axis(b, b.transpose(x, permutation=tuple(perm)), axis), before
+    return _split_axis(b, _fold_axis(b, b.moveaxis(x, d, concat_axis), concat_axis), split_axis, size), split_axis
+
+
+def _split_axis(b, x, axis, factor):
+    shape = list(aval(x).shape)
+    shape[axis:axis + 1] = [factor, shape[axis] // factor]
+    return b.reshape(x, new_sizes=tuple(shape), dimensions=None)
+
+
+def _fold_axis(b, x, axis):
+    shape = list(aval(x).shape)
+    shape[axis:axis + 2] = [shape[axis] * shape[axis + 1]]
+    return b.reshape(x, new_sizes=tuple(shape), dimensions=None)
+
+
 def _axis_index_batch(b, args, dims, *, axis_name):
     """Reached only for this pass's name (the pass copies the rest): each example's index is its position."""
     return b.iota(dtype=np.dtype(np.int32), shape=(b.axis_size,), dimension=0), 0
@@ -132,5 +170,6 @@ BATCH_RULES["all_gather"] = _all_gather_batch
 BATCH_RULES["reduce_scatter"] = _reduce_scatter_batch
 BATCH_RULES["axis_index"] = _axis_index_batch
 BATCH_RULES["ppermute"] = _ppermute_batch
+BATCH_RULES["all_to_all"] = _all_to_all_batch
 AXIS_NAME_PARAMS.update(all_gather="axis_name", reduce_scatter="axis_name", axis_index="axis_name",
-                        ppermute="axis_name")
+                        ppermute="axis_name", all_to_all="axis_name")

@@ -412,7 +412,7 @@ deflinear("name")
 
 # --- collectives over named axes ----------------------------------------------------------------------
 
-for _name in ("psum", "all_gather", "reduce_scatter", "ppermute"):
+for _name in ("psum", "all_gather", "reduce_scatter", "ppermute", "all_to_all"):
     deflinear(_name)
 for _name in ("pmax", "pmin"):  # JAX has no JVP rule for them
     JVP_RULES[_name] = _raising(f"Differentiation rule for '{_name}' not implemented")

@@ -88,6 +88,8 @@ def partial_eval(module, source, unknown_args, known_outs, unknown_outs, *, done
     primal_ip = ir.InsertionPoint(primal_block)
     unknown = set(unknown_arg_values)
     linear, literals, known_ops = [], {}, {}  # linear: source ops and Staged entries, in order
+    effects = []  # known effectful ops: a remat recomputes them too, as JAX's checkpoint reruns its function
+    table, memo = funcs.symbols(module), {}
     returned = None
     for op in body_ops(source):
         if op.name == "func.return":
@@ -106,6 +108,8 @@ def partial_eval(module, source, unknown_args, known_outs, unknown_outs, *, done
             clone.operands[i] = known[v]
         known.update(zip(op.results, clone.results))
         known_ops.update((r, op) for r in op.results)
+        if saveable is not None and has_effects(op, table, memo):
+            effects.append(op)
     outs, tangent_outs = [returned[i] for i in known_outs], [returned[i] for i in unknown_outs]
     if any(v in unknown for v in outs):
         raise ValueError(f"@{name}: a result asked to be known depends on unknown arguments")
@@ -114,7 +118,9 @@ def partial_eval(module, source, unknown_args, known_outs, unknown_outs, *, done
     needed = [v for entry in linear for v in entry.operands] + tangent_outs
     recompute = set()
     if saveable is not None:
+        needed += [v for op in effects for v in op.operands]
         needed, recompute = remat.residuals_and_recomputed(needed, unknown, literals, known_ops, saveable)
+        recompute.update(effects)
     residuals = list(dict.fromkeys(v for v in needed if v not in unknown and v not in literals))
     funcs.finish(primal, primal_block, [known.get(v, v) for v in outs + residuals], n_consts=n_consts)
     primal.attributes[NUM_RESIDUALS_ATTR] = funcs.int_attr(len(residuals))

@@ -656,7 +656,7 @@ def _unbound_collective(api_name):
     return lower
 
 
-for _name in ("all_gather", "reduce_scatter", "axis_index", "ppermute"):
+for _name in ("all_gather", "reduce_scatter", "axis_index", "ppermute", "all_to_all"):
     LOWERINGS[_name] = _unbound_collective(_name)
 
 

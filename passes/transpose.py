@@ -19,6 +19,7 @@ from irax.ir.ops import OPS
 from . import funcs
 from .builder import Builder, aval
 from .linearize import NUM_RESIDUALS_ATTR
+from .simplify import has_effects
 from .registry import register_pass
 
 TRANSPOSE_RULES: dict = {}
@@ -63,7 +64,9 @@ def transpose_function(module, source, zero_cts=()):
             linear.update(op.results)
         else:
             forward_ops.append(op)
-    needed = _needed_forward(forward_ops, linear_ops)
+    table, memo = funcs.symbols(module), {}
+    effects = [op for op in forward_ops if has_effects(op, table, memo)]  # a recomputed print runs again
+    needed = _needed_forward(forward_ops, linear_ops, effects)
     for op in forward_ops:
         if op not in needed:
             continue
@@ -106,10 +109,11 @@ def transpose_function(module, source, zero_cts=()):
     return new
 
 
-def _needed_forward(forward_ops, linear_ops):
-    """The non-linear ops whose values the linear ops use, directly or not: only those are evaluated."""
+def _needed_forward(forward_ops, linear_ops, effects):
+    """The non-linear ops whose values the linear ops use, directly or not, and the effectful ones with what they
+    use: only those are evaluated."""
     producers = {r: op for op in forward_ops for r in op.results}
-    needed, stack = set(), [v for op in linear_ops for v in op.operands]
+    needed, stack = set(effects), [v for op in linear_ops + effects for v in op.operands]
     while stack:
         op = producers.get(stack.pop())
         if op is not None and op not in needed:

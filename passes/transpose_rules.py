@@ -265,6 +265,11 @@ def _ppermute_transpose(b, ct, x, *, axis_name, perm):
     return [b.ppermute(ct, axis_name=axis_name, perm=tuple((dst, src) for src, dst in perm))]
 
 
+def _all_to_all_transpose(b, ct, x, *, split_axis, concat_axis, **params):
+    """The chunks sent back: split and concatenation axes swapped."""
+    return [b.all_to_all(ct, split_axis=concat_axis, concat_axis=split_axis, **params)]
+
+
 def _all_gather_transpose(b, ct, x, *, all_gather_dimension, axis_name, axis_index_groups, axis_size, tiled):
     return [b.reduce_scatter(ct, axis_name=axis_name, scatter_dimension=all_gather_dimension,
                              axis_index_groups=None, axis_size=axis_size, tiled=tiled)]
@@ -275,7 +280,8 @@ def _reduce_scatter_transpose(b, ct, x, *, axis_name, scatter_dimension, axis_in
                          axis_size=axis_size, tiled=tiled)]
 
 
-TRANSPOSE_RULES.update({"psum": _psum_transpose, "ppermute": _ppermute_transpose, "all_gather": _all_gather_transpose,
+TRANSPOSE_RULES.update({"psum": _psum_transpose, "ppermute": _ppermute_transpose,
+                        "all_to_all": _all_to_all_transpose, "all_gather": _all_gather_transpose,
                         "reduce_scatter": _reduce_scatter_transpose})
 
 

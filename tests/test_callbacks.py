@@ -294,3 +294,21 @@ def test_scan_and_while_bodies_keep_their_effects():
         return x.sum()
     assert float(irax.jit(f)(np.array([1.0, 2.0], np.float32))) == 3
     assert log == [1.0, 2.0]
+
+
+@pytest.mark.parametrize("mode", ["eager", "jit"])
+def test_checkpoint_reruns_its_prints_as_jax(mode, capsys):
+    """A checkpointed function runs again in the backward pass, its prints too."""
+    def grad_of(lib):
+        def inner(y):
+            lib.debug.print("ck {}", y * 2)
+            return (y * 2).sum()
+        g = lib.grad(lambda x: lib.checkpoint(inner)(x))
+        return g if mode == "eager" else lib.jit(g)
+    x = np.array([1.0, 2.0], np.float32)
+    got = grad_of(irax)(x)
+    printed = capsys.readouterr().out
+    want = grad_of(jax)(x)
+    jax.effects_barrier()
+    assert printed == capsys.readouterr().out == "ck [2. 4.]\nck [2. 4.]\n"
+    _same(got, want)

@@ -1,5 +1,6 @@
 """Collectives over named axes under ``vmap(..., axis_name=...)``: ``psum``, ``pmean``, ``pmax``, ``pmin``,
-``all_gather``, ``psum_scatter``, ``axis_index``, ``axis_size``, ``ppermute``, ``pshuffle``.
+``all_gather``, ``psum_scatter``, ``axis_index``, ``axis_size``, ``ppermute``, ``pshuffle``, ``all_to_all``,
+``pswapaxes``.
 
 1. ``make_jaxpr(vmap(...))`` prints exactly JAX's text, nested vmaps with two names and derivatives included.
 2. Values, eager and under ``jit``, match JAX's (the optional oracle) run on the same program.
@@ -287,3 +288,51 @@ def test_ppermute_text_and_errors_match_jax():
         _v(irax, lambda v: ilax.ppermute(v, "i", [(0, 1), (1, 0)]))(x43)
     with pytest.raises(ValueError, match="does not represent a permutation"):
         _v(irax, lambda v: ilax.pshuffle(v, "i", [0, 0, 1, 2]))(x43)
+
+
+Y442 = np.arange(32, dtype=F).reshape(4, 4, 2)
+Z438 = np.arange(96, dtype=F).reshape(4, 3, 8)
+
+
+def _all_to_all_programs(jax):
+    lax = jax.lax
+    w = np.arange(32, dtype=F).reshape(4, 2, 4) / 8
+    return {
+        "same_axis": (lambda y: _v(jax, lambda v: lax.all_to_all(v, "i", 0, 0))(y), Y442),
+        "split0_concat1": (lambda y: _v(jax, lambda v: lax.all_to_all(v, "i", 0, 1))(y), Y442),
+        "split1_concat0": (lambda y: _v(jax, lambda v: lax.all_to_all(v.T, "i", 1, 0))(y), Y442),
+        "tiled": (lambda z: _v(jax, lambda v: lax.all_to_all(v, "i", 1, 0, tiled=True))(z), Z438),
+        "tiled_same_axis": (lambda z: _v(jax, lambda v: lax.all_to_all(v, "i", 1, 1, tiled=True))(z), Z438),
+        "in_axes1": (lambda y: _v(jax, lambda v: lax.all_to_all(v, "i", 0, 1), in_axes=1)(y), Y442),
+        "pswapaxes": (lambda y: _v(jax, lambda v: lax.pswapaxes(v, "i", 0))(y), Y442),
+        "inner_name": (lambda y: _vv(jax, lambda v: lax.all_to_all(v, "i", 0, 0))(y[:2, :, :2].reshape(2, 4, 2)),
+                       Y442),
+        "grad": (jax.grad(lambda y: (_v(jax, lambda v: lax.all_to_all(v, "i", 0, 1))(y) * w).sum()), Y442),
+    }
+
+
+@needs_jax
+@pytest.mark.parametrize("name", ["same_axis", "split0_concat1", "split1_concat0", "tiled", "tiled_same_axis",
+                                  "in_axes1", "pswapaxes", "inner_name", "grad"])
+def test_all_to_all_matches_jax(name):
+    fn, arg = _all_to_all_programs(irax)[name]
+    jax_fn, _ = _all_to_all_programs(jax)[name]
+    want = jax_fn(arg)
+    np.testing.assert_allclose(fn(arg), want)
+    np.testing.assert_allclose(irax.jit(fn)(arg), want)
+    assert str(irax.make_jaxpr(fn)(arg)) == str(jax.make_jaxpr(jax_fn)(arg))
+
+
+def test_all_to_all_under_vmap_of_grad_sends_cotangents_back():
+    """JAX's transpose of the primitive fails here (a cotangent of the wrong shape); irax's sends each chunk's
+    cotangent back to the example it came from."""
+    grads = _v(irax, irax.grad(lambda v: (ilax.all_to_all(v, "i", 0, 1) * 1.5 * ilax.axis_index("i")).sum()))(Y442)
+    np.testing.assert_allclose(grads, np.broadcast_to((1.5 * np.arange(4, dtype=F))[None, :, None], (4, 4, 2)))
+
+
+def test_all_to_all_errors_match_jax():
+    with pytest.raises(ValueError, match="all_to_all requires the size of the mapped axis axis_name to equal "
+                                         r"x.shape\[split_axis\], but they are 4 and 3 respectively."):
+        _v(irax, lambda v: ilax.all_to_all(v, "i", 0, 1))(Z438)
+    with pytest.raises(ValueError, match=r"has to be divisible by the size of the named axis i \(4\)"):
+        _v(irax, lambda v: ilax.all_to_all(v, "i", 0, 1, tiled=True))(Z438)

@@ -221,3 +221,32 @@ def test_dtype_aliases_fromfile_and_complex_warning():
     for name in ["character", "flexible", "object_", "ComplexWarning"]:
         assert getattr(inp, name) is getattr(jnp, name)
     _same_or_same_error(lambda m: m.fromfile("data.bin"))
+
+
+def test_roots_match_jax():
+    """Eagerly (leading zeros stripped) and under jit (``strip_zeros=False``: their roots NaN), JAX's text."""
+    cases = [np.array([1.0, -6, 11, -6], np.float32), np.array([0.0, 0, 1, 2, 5], np.float32),
+             np.array([3.0], np.float32), np.array([0.0, 0], np.float32), np.array([1, 0, 1], np.int32)]
+    for p in cases:
+        got, want = inp.roots(p), jnp.roots(p)
+        assert got.dtype == want.dtype
+        np.testing.assert_allclose(np.sort_complex(np.asarray(got)), np.sort_complex(np.asarray(want)), atol=2e-5)
+        got = irax.jit(lambda q: inp.roots(q, strip_zeros=False))(p)
+        want = jax.jit(lambda q: jnp.roots(q, strip_zeros=False))(p)
+        np.testing.assert_allclose(np.sort_complex(np.asarray(got)), np.sort_complex(np.asarray(want)), atol=2e-5)
+    p = cases[0]
+    assert (str(irax.make_jaxpr(lambda q: inp.roots(q, strip_zeros=False))(p))
+            == str(jax.make_jaxpr(lambda q: jnp.roots(q, strip_zeros=False))(p)))
+    with pytest.raises(irax.errors.ConcretizationTypeError, match="pass strip_zeros=False"):
+        irax.jit(inp.roots)(p)
+    with pytest.raises(ValueError, match="Input must be a rank-1 array."):
+        inp.roots(np.ones((2, 2)))
+
+
+def test_roll_by_a_traced_shift_matches_jax():
+    x = np.arange(10, dtype=np.float32).reshape(2, 5)
+    for shift, axis in [(2, 1), (-3, 1), (7, None), (1, 0), (np.array([1, -2]), (0, 1))]:
+        got = irax.jit(lambda a, s: inp.roll(a, s, axis))(x, shift)
+        np.testing.assert_array_equal(got, jax.jit(lambda a, s: jnp.roll(a, s, axis))(x, shift))
+        assert (str(irax.make_jaxpr(lambda a, s: inp.roll(a, s, axis))(x, shift))
+                == str(jax.make_jaxpr(lambda a, s: jnp.roll(a, s, axis))(x, shift)))

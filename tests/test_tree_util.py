@@ -421,3 +421,31 @@ def test_tree_module_is_jax_tree():
         op: str = irax.tree.static(default="add")
     assert irax.tree.leaves(Op(1)) == [1]
     assert irax.tree.map(lambda v: v + 1, Op(1, "mul")) == Op(2, "mul")
+
+
+@needs_jax
+def test_ravel_pytree_matches_jax():
+    import numpy as np
+    from jax.flatten_util import ravel_pytree as jax_ravel
+
+    import irax
+    from irax.flatten_util import ravel_pytree
+    tree = {"a": np.ones((2, 3), np.float32), "b": (np.arange(3, dtype=np.int32), 2.5), "c": None}
+    for ravel, lib in ((ravel_pytree, irax), (jax_ravel, jax)):
+        flat, unravel = ravel(tree)
+        assert flat.dtype == np.float32 and flat.shape == (10,)
+        back = unravel(flat * 2)
+        assert [(np.asarray(x).dtype, np.shape(x)) for x in lib.tree_util.tree_leaves(back)] == [
+            (np.float32, (2, 3)), (np.int32, (3,)), (np.float32, ())]
+    np.testing.assert_array_equal(irax.jit(lambda t: ravel_pytree(t)[0])(tree), jax_ravel(tree)[0])
+    params = {"w": np.ones(2, np.float32), "v": np.float32(3)}
+    grads = irax.grad(lambda t: (ravel_pytree(t)[0] ** 2).sum())(params)
+    assert float(grads["v"]) == 6.0 and grads["w"].tolist() == [2.0, 2.0]
+    unravel = ravel_pytree(tree)[1]
+    with pytest.raises(TypeError, match="unravel function given array of dtype int32, but expected dtype float32"):
+        unravel(np.ones(10, np.int32))
+    with pytest.raises(ValueError, match=r"expected an array of shape \(10,\), got shape \(3,\)"):
+        unravel(np.ones(3, np.float32))
+    flat, unravel = ravel_pytree([])
+    assert flat.dtype == np.float32 and flat.shape == (0,) and unravel(flat) == []
+    irax.effects_barrier()  # nothing is pending: host callbacks run during the call

@@ -429,8 +429,8 @@ def _aval(x) -> ShapedArray:
     return as_operand(x).aval
 
 
-from ._parallel import (all_gather, axis_index, axis_size, pmax, pmean, pmin, ppermute,  # noqa: E402,F401
-                        pshuffle, psum, psum_scatter)
+from ._parallel import (all_gather, all_to_all, axis_index, axis_size, pmax, pmean, pmin,  # noqa: E402,F401
+                        ppermute, pshuffle, psum, psum_scatter, pswapaxes)
 from ._slicing import (GatherDimensionNumbers, GatherScatterMode, ScatterDimensionNumbers, gather,  # noqa: E402,F401
                        scatter, scatter_add, scatter_max, scatter_min, scatter_mul, scatter_sub)
 from ._sorting import sort, sort_key_val, top_k  # noqa: E402,F401

@@ -16,7 +16,7 @@ import numpy as np
 from irax import batching, dtypes, tree_util
 from irax.core import bind1, current_trace, is_tracer
 
-from . import _canonical_axis, convert_element_type, reduce_sum
+from . import _canonical_axis, convert_element_type, expand_dims, reduce_sum, squeeze
 from ._scalars import as_operand
 
 
@@ -136,6 +136,41 @@ def axis_index(axis_name):
         index += axis_index(name) * inner_size
         inner_size *= axis_size(name)
     return index
+
+
+def all_to_all(x, axis_name, split_axis, concat_axis, *, axis_index_groups=None, tiled=False):
+    """Each example's ``x`` cut along ``split_axis`` into one chunk per example of the named axis; chunk ``k`` goes
+    to example ``k``, which stacks what it receives along ``concat_axis`` (concatenates, when ``tiled``)."""
+    _no_groups(axis_index_groups)
+    names = _axes(axis_name)
+
+    def bind(leaf, split_axis=split_axis, concat_axis=concat_axis):
+        size = axis_size(names)
+        if tiled:
+            if leaf.shape[split_axis] % size != 0:
+                raise ValueError(f"The size of all_to_all split_axis ({leaf.shape[split_axis]}) has to be divisible "
+                                 f"by the size of the named axis {axis_name} ({size})")
+        else:
+            if size != leaf.shape[split_axis]:
+                raise ValueError(f"all_to_all requires the size of the mapped axis axis_name to equal "
+                                 f"x.shape[split_axis], but they are {size} and {leaf.shape[split_axis]} respectively.")
+            if split_axis < concat_axis:
+                concat_axis += 1  # a position after split_axis is removed
+                leaf = expand_dims(leaf, (concat_axis,))
+            elif concat_axis < split_axis:
+                leaf = expand_dims(leaf, (concat_axis,))
+                split_axis += 1
+        out = _bind("all_to_all", leaf, axis_name=names, split_axis=split_axis, concat_axis=concat_axis,
+                    axis_size=size, tiled=bool(tiled), axis_index_groups=None)
+        if not tiled and split_axis != concat_axis:
+            out = squeeze(out, (split_axis,))
+        return out
+    return tree_util.tree_map(lambda leaf: bind(as_operand(leaf)), x)
+
+
+def pswapaxes(x, axis_name, axis, *, axis_index_groups=None):
+    """The named axis swapped with the array axis ``axis`` (an ``all_to_all`` splitting and stacking ``axis``)."""
+    return all_to_all(x, axis_name, axis, axis, axis_index_groups=axis_index_groups)
 
 
 def ppermute(x, axis_name, perm):

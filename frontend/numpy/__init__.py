@@ -53,7 +53,7 @@ from . import fft
 from ._histograms import histogram2d, histogramdd
 from ._einsum_path import einsum_path
 from ._io import fromfile
-from ._polyzeros import poly
+from ._polyzeros import poly, roots
 from ._index_tricks import c_, index_exp, mgrid, ogrid, r_, s_
 from ._misc import (apply_along_axis, argwhere, compress, extract, flatnonzero, gcd, i0, interp, kaiser, lcm,
                     nonzero, place)

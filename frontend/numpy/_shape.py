@@ -346,10 +346,28 @@ def roll(a, shift, axis=None):
         return reshape(roll(ravel(arr), shift, 0), arr.shape)
     axis = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
     axis = tuple(canonicalize_axis(ax, arr.ndim) for ax in axis)
-    if is_tracer(shift) or (hasattr(shift, "ndim") and not isinstance(shift, np.ndarray)):
-        raise NotImplementedError("jnp.roll with a traced shift arrives with dynamic slicing")
-    shift = (operator.index(shift),) if np.ndim(shift) == 0 else tuple(map(operator.index, shift))
+    if is_tracer(shift):
+        return _roll_dynamic(arr, shift, axis)
+    try:
+        shift = (operator.index(shift),) if np.ndim(shift) == 0 else tuple(map(operator.index, shift))
+    except TypeError:  # an array of a dtype other than an integer one
+        return _roll_dynamic(arr, as_operand(shift), axis)
     return _roll_static(arr, shift, axis)
+
+
+@staged(static_argnums=(2,))
+def _roll_dynamic(a, shift, axis):
+    """Each axis rolled by a traced shift: a dynamic slice of the array concatenated with itself."""
+    from ._ufuncs import remainder
+    b_shape = lax.broadcast_shapes(shift.shape, np.shape(axis))
+    if len(b_shape) != 1:
+        raise ValueError("'shift' and 'axis' arguments to roll must be scalars or 1D arrays")
+    for x, i in zip(broadcast_to(shift, b_shape), np.broadcast_to(axis, b_shape)):
+        i = int(i)
+        size = lax.convert_element_type(a.shape[i], np.int32)
+        x = remainder(lax.convert_element_type(x, np.int32), lax.max(size, np.int32(1)))
+        a = lax.dynamic_slice_in_dim(lax.concatenate((a, a), i), size - x, a.shape[i], axis=i)
+    return a
 
 
 @staged(static_argnums=(1, 2))
