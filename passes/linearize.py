@@ -114,7 +114,7 @@ def partial_eval(module, source, unknown_args, known_outs, unknown_outs, *, done
     if any(v in unknown for v in outs):
         raise ValueError(f"@{name}: a result asked to be known depends on unknown arguments")
 
-    linear = _live(module, linear, tangent_outs)
+    linear = _live(linear, tangent_outs, table, memo)
     needed = [v for entry in linear for v in entry.operands] + tangent_outs
     recompute = set()
     if saveable is not None:
@@ -152,11 +152,11 @@ def partial_eval(module, source, unknown_args, known_outs, unknown_outs, *, done
     return primal, lin, residuals
 
 
-def _live(module, linear, tangent_outs):
+def _live(linear, tangent_outs, table, memo):
     """The linear entries some tangent output depends on, and effectful ones (a print in a loop body split off
     as varying): the others (tangents that die at a stop_gradient, say) would only keep residuals alive, which
     JAX prunes."""
-    wanted, live, table, memo = set(tangent_outs), [], funcs.symbols(module), {}
+    wanted, live = set(tangent_outs), []
     for entry in reversed(linear):
         op = entry.op if isinstance(entry, Staged) else entry
         if any(r in wanted for r in entry.results) or has_effects(op, table, memo):

@@ -54,9 +54,7 @@ class HostModule:
         try:
             arrays = [self._device.to_host(ref.deref(self._view_type), shape, dtype)
                       for ref, (shape, dtype) in zip(refs, function.operands)]
-            views = [self._device.put(np.asarray(x)) for x in function.fn(*arrays)]
-            self._alive = views
-            outs = [v.ref for v in views]
+            outs = [self._device.put(np.asarray(x)).ref for x in function.fn(*arrays)]
         except BaseException as e:
             self.pending = e
             raise RuntimeError("irax host callback failed") from None
