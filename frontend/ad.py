@@ -39,6 +39,8 @@ def replay(module, func, args) -> list:
         if name == "literal":
             value = params["value"]
             env[op.result] = Array._from_host(value, ShapedArray((), value.dtype, bool(params["weak_type"])))
+            if params["shown"] is not None:  # a Python scalar's literal prints its Python value again
+                env[op.result]._python_value = (complex if "j" in params["shown"] else float)(params["shown"])
             continue
         params = {p.name: params[p.name] for p in opdef.params if p.kind.stored}
         operands = [env[v] for v in op.operands]
@@ -574,3 +576,39 @@ def closure_convert(fun, *example_args):
 
     converted.__name__ = getattr(fun, "__name__", "converted")
     return converted, hoisted
+
+
+def linear_transpose(fun, *primals, reduce_axes=()):
+    """The transpose of the linear ``fun`` as ``jax.linear_transpose``: traced on ``primals``' shapes and dtypes
+    only (they need no values), so a function that is not linear fails in the transpose pass, as JAX's."""
+    from irax.passes.funcs import lookup
+    from irax.passes.transpose import transpose_function
+    if reduce_axes:
+        raise NotImplementedError("reduce_axes argument to transpose is deprecated")
+    leaves, in_tree = tree_util.tree_flatten(primals)
+    in_avals = [_aval(x) for x in leaves]
+    traceable = _Traceable(fun, in_tree, False)
+    structs = [api.ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type) for a in in_avals]
+    traced = api.trace(traceable, tuple(structs), {}, purpose="linear_transpose")
+    out_avals = traced.out_avals
+    in_dtypes, out_dtypes = [a.dtype for a in in_avals], [a.dtype for a in out_avals]
+    if not (all(_is_inexact(a) for a in in_avals + out_avals)
+            or all(np.issubdtype(d, np.integer) for d in in_dtypes + out_dtypes)):
+        raise TypeError("linear_transpose only supports [float or complex] -> [float or complex], and integer -> "
+                        f"integer functions, but got {in_dtypes} -> {out_dtypes}.")
+    with scope():
+        transposed = transpose_function(traced.module, lookup(traced.module, traced.func_name),
+                                        trailing_residuals=len(traced.closure))
+
+    def transposed_fun(closure, out_cotangent):
+        cts, ct_tree = tree_util.tree_flatten(out_cotangent)
+        if ct_tree != traceable.out_tree:
+            raise TypeError(f"cotangent tree does not match function output, expected {traceable.out_tree} but got "
+                            f"{ct_tree}")
+        if not all(_aval(c).shape == a.shape and _aval(c).dtype == a.dtype for c, a in zip(cts, out_avals)):
+            raise TypeError(f"cotangent type does not match function output, expected {tuple(out_avals)} but got "
+                            f"{cts}")
+        in_cts = replay(traced.module, transposed, list(closure) + cts)
+        return tree_util.tree_unflatten(in_tree, [_with_weak_type(c, a.weak_type) for c, a in zip(in_cts, in_avals)])
+
+    return tree_util.Partial(transposed_fun, list(traced.closure))

@@ -243,7 +243,11 @@ def make_jaxpr(fun, static_argnums=(), axis_env=None, return_shape=False, abstra
     @functools.wraps(fun)
     def make(*args, **kwargs):
         dyn_args, dyn_kwargs, statics = _split_static(fun, args, kwargs, static_argnums, ())
-        traced = trace(_with_statics(fun, statics, len(args)), dyn_args, dyn_kwargs, purpose="make_jaxpr")
+        with contextlib.ExitStack() as names:  # axis_env binds names for collectives, as a vmap would
+            from .batching import extend_axis_env
+            for name, size in axis_env or ():
+                names.enter_context(extend_axis_env(name, size))
+            traced = trace(_with_statics(fun, statics, len(args)), dyn_args, dyn_kwargs, purpose="make_jaxpr")
         closed = ClosedJaxpr(traced)
         if return_shape:
             return closed, traced.out_structs()
@@ -417,7 +421,8 @@ class JitWrapped:
     def __call__(self, *args, **kwargs):
         if config.jax_disable_jit:
             return self._fun(*args, **kwargs)
-        if len(core._stack) > 1:
+        if len(core._stack) > 1 and not (core._compile_time_eval and core.evaluates_now(tree_util.tree_leaves(
+                (args, kwargs)))):
             return self._call_under_trace(args, kwargs)
         if self._eager_inline:
             return self._fun(*args, **kwargs)

@@ -22,7 +22,7 @@ class Array(ArrayMethods):
     """An immutable n-dimensional array, as ``jax.Array``."""
 
     # ``_owned``: no other array shares ``_buf``, so a computation may write its result into it (donation).
-    __slots__ = ("aval", "_npy", "_buf", "_sig", "_dev", "_owned", "__weakref__")
+    __slots__ = ("aval", "_npy", "_buf", "_sig", "_dev", "_owned", "_python_value", "__weakref__")
     __array_priority__ = 100
 
     @classmethod

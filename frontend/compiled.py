@@ -7,6 +7,7 @@ from irax.backends import iree as iree_backend, targets
 from irax.ir.mlir import scope
 from irax.passes import COMPILE_PIPELINE, run_pipeline
 from irax.passes.donation import mark_donations
+from irax.passes.protect_arguments import protect_arguments
 from irax.passes.lower_callbacks import take_host_callbacks
 from irax.runtime.host_callbacks import HostFunction
 from irax.runtime.device import get_device
@@ -34,6 +35,7 @@ def lower_program(traced) -> tuple[str, list]:
         module = traced.module.operation.clone()
         run_pipeline(module.opview, COMPILE_PIPELINE)
         mark_donations(module.opview, traced.func_name, donation_pairs(traced))
+        protect_arguments(module.opview)
         host_functions = [HostFunction(fn, [(a.shape, a.dtype) for a in ins], [(a.shape, a.dtype) for a in outs])
                           for fn, ins, outs in take_host_callbacks(module.opview)]
         return module.get_asm(enable_debug_info=True), host_functions

@@ -8,6 +8,7 @@ located at the user's ``file:line:col``.
 """
 from __future__ import annotations
 
+import contextlib
 import itertools
 import os
 import sys
@@ -198,6 +199,13 @@ class EvalTrace:
         return [_Array._from_host(o, aval, device) for o, aval in zip(outs, avals_out)]
 
 
+def python_scalar_text(x):
+    """The text of the Python float or complex ``x`` is, or was made from: JAX's literals keep the Python value and
+    print it (``0.1:f32[]``)."""
+    value = x if type(x) in (float, complex) else getattr(x, "_python_value", None)
+    return None if value is None else str(value)
+
+
 def _leaked(tracer: Tracer):
     return errors.UnexpectedTracerError(
         f"Encountered an unexpected tracer: {tracer!r}. A function transformed by JAX had a side effect, "
@@ -304,11 +312,11 @@ class JaxprTrace:
         from .array import to_numpy
         array = to_numpy(x)
         if array.shape == ():
-            return self.literal(array, dtypes.is_weakly_typed(x))
+            return self.literal(array, dtypes.is_weakly_typed(x), python_scalar_text(x))
         return self._const(x, array)
 
-    def literal(self, array, weak_type=False):
-        params = {"value": array, "weak_type": True if weak_type else None}
+    def literal(self, array, weak_type=False, shown=None):
+        params = {"value": array, "weak_type": True if weak_type else None, "shown": shown}
         op = ir.Operation.create("jaxpr.literal", results=[dialect.tensor_type(array.shape, array.dtype)],
                                  attributes=dialect.encode_params(ops.OPS["literal"], params),
                                  loc=user_location(), ip=self.ip)
@@ -326,6 +334,18 @@ class JaxprTrace:
             entry = self._closure_args[id(x)] = (x, self.block.add_argument(tensor_type, user_location()))
             self.closure.append(x)
         return entry[1]
+
+    def close_over(self, values):
+        """Closes the finished function over ``values`` too, as trailing arguments (a custom rule that calls its
+        own function passes it every rule's constants, the other rules' included)."""
+        args = [self.to_value(x) for x in values]
+        with user_location():
+            results = ir.FunctionType(ir.TypeAttr(self.func.attributes["function_type"]).value).results
+            self.func.attributes["function_type"] = ir.TypeAttr.get(
+                ir.FunctionType.get([a.type for a in self.block.arguments], results))
+            self.func.attributes[NUM_CONSTS_ATTR] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64),
+                                                                       len(self.closure))
+        return args
 
     def call(self, traced, operands, primitive="pjit", **params):
         """Emits a call of ``traced`` (a function of this module) on ``operands``: a ``jaxpr.pjit``, or the
@@ -420,11 +440,31 @@ def bind_with_bodies(primitive: str, module, operands, avals_out, params):
 
 def bind(primitive: str, *args, **params):
     """Applies ``primitive``: evaluates it, or records it under a trace."""
-    return _stack[-1].process(ops.OPS[primitive], args, params)
+    trace = _stack[-1] if not _compile_time_eval or not evaluates_now(args) else _stack[0]
+    return trace.process(ops.OPS[primitive], args, params)
 
 
 def bind1(primitive: str, *args, **params):
-    return _stack[-1].process(ops.OPS[primitive], args, params)[0]
+    return bind(primitive, *args, **params)[0]
+
+
+_compile_time_eval = []
+
+
+def evaluates_now(leaves) -> bool:
+    """Inside ``ensure_compile_time_eval``, whether an operation on ``leaves`` runs at once: none is a tracer."""
+    return bool(_compile_time_eval) and not any(isinstance(x, Tracer) for x in leaves)
+
+
+@contextlib.contextmanager
+def ensure_compile_time_eval():
+    """``jax.ensure_compile_time_eval``: under a trace, operations on concrete values run at once (their results
+    are concrete arrays, usable in Python control flow); operations on tracers are still recorded."""
+    _compile_time_eval.append(True)
+    try:
+        yield
+    finally:
+        _compile_time_eval.pop()
 
 
 def new_module():

@@ -14,6 +14,8 @@ import weakref
 
 import numpy as np
 
+from irax.ir.mlir import ir
+
 from . import api, core, tree_util
 
 _names = api._callee_names  # one counter for every function irax adds to a module: names stay unique
@@ -89,7 +91,6 @@ class _Custom:
         in_progress = self._traced.setdefault(trace.module, {})
         entry = in_progress.get(key)
         if entry is not None:
-            entry.recursive = True
             return entry
         name = f"{_symbol(self.fun)}_{next(_names)}"
         out_trees = []
@@ -100,17 +101,38 @@ class _Custom:
             self._trace_rules(entry, trace, nondiff, leaves, in_tree)
         finally:
             del in_progress[key]
+        for rule_trace, op in entry.recursive_calls:
+            self._pass_rule_constants(entry, rule_trace, op)
         return entry
 
     def _emit(self, trace, entry, leaves, primitive, **params):
         rules = entry.rules or {}
-        if entry.recursive and any(r.closure for r in rules.values()):
-            raise NotImplementedError(f"the rules of {self.__name__} call it while closing over arrays; pass "
-                                      "those as arguments instead")
         consts = [c for kind in entry.names for c in (rules[kind].closure if kind in rules else [])]
         outs = trace.call(entry.callee, list(leaves) + entry.callee.closure + consts, primitive,
                           **{f"{kind}_callee": name for kind, name in entry.names.items()}, **params)
+        if entry.rules is None and outs:  # a rule calls the function: its rules' constants are known when traced
+            entry.recursive_calls.append((trace, outs[0].value.owner))
         return tree_util.tree_unflatten(entry.out_tree, outs)
+
+    def _pass_rule_constants(self, entry, rule_trace, op):
+        """Gives a call that a rule makes of its own function the rules' closed-over values, which the rule's
+        function closes over in turn (a call nested deeper in the rule cannot reach them)."""
+        rules = [entry.rules[kind] for kind in entry.names]
+        if not any(r.closure for r in rules):
+            return
+        if rule_trace.func_name not in {r.func_name for r in rules}:
+            raise NotImplementedError(f"the rules of {self.__name__} call it from a nested function while closing "
+                                      "over arrays; pass those as arguments instead")
+        rule_trace.close_over([c for r in rules for c in list(r.closure)])
+        consts = [rule_trace.to_value(c) for r in rules for c in r.closure]
+        op = op.operation
+        with rule_trace.func.location:
+            call = ir.Operation.create(op.name, results=[r.type for r in op.results],
+                                       operands=list(op.operands) + consts, loc=op.location, ip=ir.InsertionPoint(op),
+                                       attributes={name: op.attributes[name] for name in op.attributes})
+        for old, new in zip(op.results, call.results):
+            old.replace_all_uses_with(new)
+        op.erase()
 
     def _trace(self, fn, leaves, name, purpose, trace):
         fn.__name__ = self.__name__
@@ -123,7 +145,7 @@ class _Entry:
     def __init__(self, callee, out_tree, names):
         self.callee, self.out_tree, self.names = callee, out_tree, names
         self.rules = None  # kind -> Traced, once traced
-        self.recursive = False
+        self.recursive_calls = []  # (rule's trace, call op) for each call a rule makes of the function
 
 
 def _symbol(fun) -> str:
@@ -263,3 +285,49 @@ def _check_bwd_output(bwd, grads, dyn):
                                  f"shapes do not match{where}")
         leaves += g_leaves
     return leaves
+
+
+@tree_util.register_pytree_node_class
+class _RuleResiduals:
+    """A custom_gradient rule traced on the output cotangents: its leaves are the values the rule closes over
+    (the forward pass's residuals), the traced rule rides in the tree structure."""
+
+    def __init__(self, traced, closure):
+        self.traced, self.closure = traced, closure
+
+    def tree_flatten(self):
+        return list(self.closure), self.traced
+
+    @classmethod
+    def tree_unflatten(cls, traced, closure):
+        return cls(traced, list(closure))
+
+
+def custom_gradient(fun):
+    """``jax.custom_gradient``: ``fun(*args)`` returns ``(out, vjp)``, ``vjp(out_cotangent)`` giving the arguments'
+    cotangents; a ``custom_vjp`` whose residuals are what ``vjp`` closes over, as JAX builds it."""
+    @custom_vjp
+    def wrapped_fun(*args, **kwargs):
+        ans, _ = fun(*args, **kwargs)
+        return ans
+
+    def fwd(*args, **kwargs):
+        ans, rule = fun(*args, **kwargs)
+        leaves, out_tree = tree_util.tree_flatten(ans)
+        avals = [api.abstractify(x) for x in leaves]
+        structs = tuple(api.ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type) for a in avals)
+        traced = api.trace(lambda *cts: rule(tree_util.tree_unflatten(out_tree, list(cts))), structs, {},
+                           purpose="custom_gradient")
+        return ans, _RuleResiduals(traced, traced.closure)
+
+    def bwd(res, cts):
+        from irax.passes.funcs import lookup
+        from irax.ir.mlir import scope
+        from .ad import replay
+        with scope():
+            func = lookup(res.traced.module, res.traced.func_name)
+        grads = res.traced.unflatten(replay(res.traced.module, func, tree_util.tree_leaves(cts) + res.closure))
+        return (grads,) if tree_util.treedef_is_leaf(res.traced.out_tree) else grads
+
+    wrapped_fun.defvjp(fwd, bwd)
+    return wrapped_fun

@@ -88,3 +88,31 @@ def block_until_ready(x):
 
 def effects_barrier():
     """Waits for the host callbacks of earlier calls (JAX's): irax runs them during the call, so none is pending."""
+
+
+def print_environment_info(return_string: bool = False):
+    """The versions and devices a bug report needs, as ``jax.print_environment_info`` (irax and IREE in place of
+    jax and jaxlib)."""
+    import platform
+    import sys
+    from importlib import metadata
+
+    import irax
+
+    def version(package):
+        try:
+            return metadata.version(package)
+        except metadata.PackageNotFoundError:
+            return "not installed"
+    cpus = devices()
+    info = (f"irax:    {irax.__version__}\n"
+            f"iree-base-compiler: {version('iree-base-compiler')}\n"
+            f"iree-base-runtime:  {version('iree-base-runtime')}\n"
+            f"numpy:  {np.__version__}\n"
+            f"python: {sys.version.replace(chr(10), ' ')}\n"
+            f"device info: {cpus[0].device_kind}-{len(cpus)}, {len(cpus)} local devices\n"
+            f"process_count: {process_count()}\n"
+            f"platform: {platform.uname()}\n")
+    if return_string:
+        return info
+    print(info)

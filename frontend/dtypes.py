@@ -229,9 +229,29 @@ def promote_types(a, b) -> np.dtype:
     return {I_: int64, F_: float64, C_: complex128}.get(node, node) if isinstance(node, str) else node
 
 
+class extended(np.generic):
+    """The abstract class of the dtypes NumPy does not know, as JAX's (typed PRNG keys' dtype is under it)."""
+
+
+class prng_key(extended):
+    """The class of typed PRNG keys' dtypes, as JAX's."""
+
+
+def _extended_class(a):
+    """``a``'s class under ``extended`` when ``a`` is one (a key dtype or the classes themselves), else None."""
+    if isinstance(a, type):
+        return a if issubclass(a, extended) else None
+    kind = getattr(a, "type", None)
+    return kind if not isinstance(a, np.dtype) and isinstance(kind, type) and issubclass(kind, extended) else None
+
+
 def issubdtype(a, b) -> bool:
-    """``np.issubdtype`` that knows bfloat16 is a float."""
+    """``np.issubdtype`` that knows bfloat16 is a float and typed keys' dtypes are ``prng_key``s."""
     if a is None:
+        return False
+    if _extended_class(a) is not None:
+        return a == b or (isinstance(b, type) and issubclass(_extended_class(a), b))
+    if _extended_class(b) is not None:
         return False
     a = np.dtype(a) if not (isinstance(a, type) and issubclass(a, np.generic) and a in (
         np.floating, np.integer, np.inexact, np.number)) else a
@@ -289,3 +309,19 @@ def scalar_type_of(x):
     if dt.kind == "c":
         return complex
     return float
+
+
+def itemsize_bits(dtype) -> int:
+    """Bits per element (bool takes a byte), as JAX's."""
+    if dtype is None:
+        raise ValueError("dtype cannot be None.")
+    if _extended_class(dtype) is None:
+        if np.dtype(dtype) == np.dtype(bool):
+            return 8
+        if issubdtype(dtype, np.integer):
+            return iinfo(dtype).bits
+        if issubdtype(dtype, np.floating):
+            return finfo(dtype).bits
+        if issubdtype(dtype, np.complexfloating):
+            return 2 * finfo(dtype).bits
+    raise ValueError(f"unexpected input: {dtype=}")

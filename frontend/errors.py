@@ -49,3 +49,11 @@ class NonConcreteBooleanIndexError(JAXIndexError):
 class KeyReuseError(JAXTypeError):
     pass
 
+
+
+class JaxprTypeError(TypeError):
+    """A jaxpr that fails JAX's type check (irax reports ill-formed IR as ``VerificationError``)."""
+
+
+class InconclusiveDimensionOperation(Exception):
+    """An operation on symbolic dimensions whose result is not known (irax has no symbolic shapes)."""

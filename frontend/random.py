@@ -28,7 +28,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from irax import dtypes, lax
+from irax import basearray, dtypes, lax
 from irax import numpy as jnp
 from irax.api import jit
 from irax.batching import vmap
@@ -53,6 +53,7 @@ class KeyTy:
     """The dtype of typed keys; printed as JAX prints it, so that user code comparing dtypes keeps working."""
 
     name = "key<fry>"
+    type = dtypes.prng_key
 
     def __repr__(self):
         return self.name
@@ -66,6 +67,7 @@ class KeyTy:
         return hash(KeyTy)
 
 
+@basearray.Array.register
 class PRNGKeyArray:
     """An array of typed keys: its ``uint32[*shape, 2]`` data is the one pytree leaf, so that ``jit``, ``vmap``
     and ``tree_map`` carry keys as they carry arrays."""

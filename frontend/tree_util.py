@@ -10,7 +10,10 @@ from __future__ import annotations
 import collections
 import dataclasses
 import functools
-from typing import Any, Callable, NamedTuple
+from typing import Any, Callable, NamedTuple, TypeVar
+
+KeyEntry = TypeVar("KeyEntry", bound=Any)
+KeyPath = tuple[KeyEntry, ...]
 
 
 class _NodeType(NamedTuple):
@@ -265,6 +268,15 @@ def flatten_one_level(tree):
         raise ValueError(f"can't tree-flatten type: {type(tree)}")
     children, aux = node.flatten(tree)
     return (list if isinstance(tree, list) or node is _NAMEDTUPLE else tuple)(children), aux
+
+
+def flatten_one_level_with_keys(tree):
+    """``flatten_one_level`` with each child paired with its key: a tuple for JAX's built-in containers, a list
+    for namedtuples and registered classes, as JAX's."""
+    _, aux = flatten_one_level(tree)
+    pairs = _keyed_children(tree, _node_of(tree))
+    builtin = tree is None or type(tree) in (dict, list, tuple, collections.OrderedDict, collections.defaultdict)
+    return (tuple if builtin else list)(pairs), aux
 
 
 def all_leaves(iterable, is_leaf=None) -> bool:

@@ -29,6 +29,7 @@ class Var:
 class Literal:
     value: object  # a 0-d numpy array
     aval: object
+    shown: str | None = None  # the Python scalar's text, where JAX keeps the Python value
 
 
 @dataclasses.dataclass
@@ -93,7 +94,7 @@ def view(func_op, *, nested: bool = False, scope=None) -> JaxprView:
         name = op.name
         if name == "jaxpr.literal":
             lit_params = decode_params(OPS["literal"], op)
-            literals[op.result] = Literal(lit_params["value"], aval_of_type(op.result.type))
+            literals[op.result] = Literal(lit_params["value"], aval_of_type(op.result.type), lit_params.get("shown"))
             continue
         if name == "func.return":
             outvars = [literals.get(v) or Var(v, scope) for v in op.operands]

@@ -132,8 +132,9 @@ declare("clz", 1, S.nary(INTEGER), doc="Number of leading zero bits.")
 declare("integer_pow", 1, S.integer_pow, Param("y", P.INT), doc="x ** y for a static integer y.")
 declare("real", 1, S.nary((np.complexfloating,), S.real_dtype), doc="Real part.")
 declare("imag", 1, S.nary((np.complexfloating,), S.real_dtype), doc="Imaginary part.")
-declare("conj", 1, S.nary((np.complexfloating,)), Param("input_dtype", P.Fixed(None), hide=_is_none),
-        doc="Complex conjugate.")
+declare("conj", 1, S.nary((np.float32, np.complexfloating, np.float64), S.complex_dtype),
+        Param("input_dtype", P.Optional(P.DTYPE), hide=_is_none),
+        doc="Complex conjugate (of a real operand: the operand as a complex number).")
 
 for _name in ("add", "sub", "mul", "div", "rem", "max", "min"):
     declare(_name, 2, S.nary({"max": ANY, "min": ANY, "rem": (np.integer, np.floating)}.get(_name, NUMBER)),
@@ -309,7 +310,9 @@ declare("approx_top_k", 1, EX.approx_top_k, Param("k", P.INT), Param("reduction_
 declare("optimization_barrier", VARIADIC, EX.optimization_barrier,
         doc="The identity on its operands, which the compiler may not move computations across.")
 declare("literal", 0, S.literal, Param("value", P.SCALAR), Param("weak_type", P.Optional(P.BOOL)),
-        doc="A scalar constant; printed inline as JAX's literals are. weak_type marks a Python scalar's.")
+        Param("shown", P.Optional(P.STR), hide=_hidden),
+        doc="A scalar constant; printed inline as JAX's literals are. weak_type marks a Python scalar's, shown "
+            "its text where JAX prints the Python value itself (0.1, not its float32 0.10000000149011612).")
 
 # Host callbacks (ir/callbacks.py): the user's Python function, run on the host from compiled code.
 declare("pure_callback", VARIADIC, CB.callback_results, Param("callback", CB.PY_OBJECT),

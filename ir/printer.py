@@ -57,7 +57,10 @@ class Printer:
         self._custom_views = {}  # id(eqn) -> the view of that custom call's body
         self._update_views = {}  # (combiner, dtype) -> a scatter's update_jaxpr
         self.top = self._view(top, nested=nested)
+        self._constants = {id(self.top): (self.top, set(self.top.constvars))}  # jaxpr -> its concrete constvars
+        self._inner_consts = {}  # id(pjit eqn) -> positions of the closed-over operands its body keeps inside
         self.shared = self._shared_bodies()
+        self._drop_unused_constvars()
         self.names = _Names(self.shared.values())
         for v in _dropped(self.top):
             self.names.names[v] = "_"
@@ -96,6 +99,7 @@ class Printer:
                     body = self._callee(eqn)
                     queue.append(body)
                     if eqn.primitive == "pjit":
+                        self._close_constants(jaxpr, eqn, body)
                         names.setdefault(id(body), (eqn.params["name"].strip("<>"), body))
                     else:  # a long custom body is printed apart too, named as JAX names an anonymous one
                         self._custom_views[id(eqn)] = body
@@ -112,6 +116,31 @@ class Printer:
             shared[key] = name
         self._shared_views = {k: names[k][1] for k in shared}
         return shared
+
+    def _close_constants(self, caller, eqn, body):
+        """JAX keeps the constants a jit body closes over inside it (``{ lambda c:f32[3]; a:f32[3]. ...``) and
+        passes only traced values: closed-over operands that are the caller's constants become the body's
+        constvars (the first call of a body decides its shape)."""
+        n = num_consts(body.func)
+        constants = self._constants.get(id(caller), (None, ()))[1]
+        inner = {j for j, v in enumerate(eqn.invars[len(eqn.invars) - n:]) if n and v in constants}
+        self._inner_consts[id(eqn)] = inner
+        if id(body) not in self._constants:
+            closure = body.invars[:n]
+            body.constvars = [v for j, v in enumerate(closure) if j in inner]
+            body.invars = [v for j, v in enumerate(closure) if j not in inner] + body.invars[n:]
+            self._constants[id(body)] = (body, set(body.constvars))
+
+    def _drop_unused_constvars(self):
+        """A constant only passed on into jit bodies (which keep it inside) is not one of the caller's."""
+        for jaxpr, _ in self._constants.values():
+            used = {v for v in jaxpr.outvars if isinstance(v, Var)}
+            for eqn in jaxpr.eqns:
+                inner = self._inner_consts.get(id(eqn), ())
+                first_closure = len(eqn.invars) - num_consts(self._callee(eqn).func) if inner else len(eqn.invars)
+                used.update(v for k, v in enumerate(eqn.invars)
+                            if isinstance(v, Var) and (k < first_closure or k - first_closure not in inner))
+            jaxpr.constvars = [v for v in jaxpr.constvars if v in used]
 
     def doc(self):
         docs = []
@@ -157,12 +186,19 @@ class Printer:
         if eqn.primitive in CALL_BODY_PARAMS:
             body = self._view(self.symbols[eqn.params["callee"]], nested=True) if eqn.primitive == "pjit" \
                 else self._custom_views[id(eqn)]
-            invars = rotate_call_operands(invars[:len(body.invars)], num_consts(body.func))
+            if eqn.primitive == "pjit":
+                n, inner = num_consts(body.func), self._inner_consts.get(id(eqn), ())
+                closure = [v for j, v in enumerate(invars[len(invars) - n:]) if j not in inner] if n else []
+                invars = closure + list(invars[:len(invars) - n])
+            else:
+                invars = rotate_call_operands(invars[:len(body.invars)], num_consts(body.func))
             if id(body) not in self.shared and eqn.primitive == "pjit":  # JAX names a custom call's body afresh
                 self.names.suggest(body.invars, invars)
                 self.names.suggest(body.outvars, eqn.outvars)
+            n_consts = num_consts(body.func) if eqn.primitive != "pjit" else 0  # a custom call's closed-over values
             rest = sorted([(k, v, None) for k, v, _ in params if k not in ("name", "callee")] +
-                          [(CALL_BODY_PARAMS[eqn.primitive], None, body)], key=lambda item: item[0])
+                          [(CALL_BODY_PARAMS[eqn.primitive], None, body)] +
+                          ([("num_consts", str(n_consts), None)] if n_consts else []), key=lambda item: item[0])
             params = ([("name", eqn.params["name"], None)] if "name" in eqn.params else []) + rest
         lhs = self._vars(eqn.outvars, shapes=True)
         rhs = [pp.text(jax_name(eqn.opdef)), self._params(params), pp.text(" ") + self._vars(invars)]
@@ -221,7 +257,7 @@ class Printer:
 
 def pp_literal(lit: Literal) -> str:
     import numpy as np
-    return f"{np.asarray(lit.value).item()}:{lit.aval.str_short()}"
+    return f"{np.asarray(lit.value).item() if lit.shown is None else lit.shown}:{lit.aval.str_short()}"
 
 
 def _dropped(jaxpr):

@@ -381,7 +381,7 @@ def dot_general(name, avals_in, *, dimension_numbers, precision=None, preferred_
     return [ShapedArray(batch + lfree + rfree, dtype, lhs.weak_type and rhs.weak_type)]
 
 
-def literal(name, avals_in, *, value, weak_type=None):
+def literal(name, avals_in, *, value, weak_type=None, shown=None):
     return [ShapedArray(np.shape(value), np.asarray(value).dtype, bool(weak_type))]
 
 

@@ -60,7 +60,7 @@ class Builder:
 
     def literal(self, value, dtype, weak_type=False):
         array = np.asarray(value, dtype)
-        params = {"value": array, "weak_type": True if weak_type else None}
+        params = {"value": array, "weak_type": True if weak_type else None, "shown": None}
         op = ir.Operation.create("jaxpr.literal", results=[tensor_type((), array.dtype)],
                                  attributes=encode_params(OPS["literal"], params), loc=self.loc, ip=self.ip)
         return op.result

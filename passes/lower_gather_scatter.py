@@ -108,13 +108,14 @@ def _clamp_indices(ctx, indices, operand_shape, sizes, index_map):
 
 
 def _iree_compiles(operand_shape, updates_shape, dn):
-    """Whether IREE compiles the scatter as it is: every update window spans whole operand dimensions that no index
-    component addresses, and the other dimensions (inserted or batching) are one, or lead (measured: windows
-    between or before several of them fail like partial windows)."""
+    """Whether IREE compiles the scatter as it is: some index component addresses the operand (IREE rejects an
+    empty dimension map), every update window spans whole operand dimensions that no index component addresses,
+    and the other dimensions (inserted or batching) are one, or lead (measured: windows between or before several
+    of them fail like partial windows)."""
     windows = [d for d in range(len(operand_shape)) if d not in dn.inserted_window_dims
                and d not in dn.operand_batching_dims]
     others = sorted(set(range(len(operand_shape))) - set(windows))
-    return (len(others) <= 1 or others == list(range(len(others)))) and all(
+    return bool(dn.scatter_dims_to_operand_dims) and (len(others) <= 1 or others == list(range(len(others)))) and all(
         updates_shape[u] == operand_shape[d] and d not in dn.scatter_dims_to_operand_dims
         for d, u in zip(windows, dn.update_window_dims))
 

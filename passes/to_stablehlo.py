@@ -304,6 +304,8 @@ def _round(ctx, x, *, rounding_method):
 def _conj(ctx, x, **params):
     aval = ctx.result_avals[0]
     part = tensor_type(aval.shape, np.dtype(np.float32 if aval.dtype == np.complex64 else np.float64))
+    if not issubdtype(aval_of_type(x.type).dtype, np.complexfloating):
+        return ctx.emit1("stablehlo.complex", [x, ctx.constant(0, np.finfo(aval.dtype).dtype, aval.shape)])
     re = ctx.emit1("stablehlo.real", [x], part)
     im = ctx.emit1("stablehlo.negate", [ctx.emit1("stablehlo.imag", [x], part)], part)
     return ctx.emit1("stablehlo.complex", [re, im])
@@ -474,8 +476,14 @@ def _transpose(ctx, x, *, permutation):
 
 @lowering("rev")
 def _rev(ctx, x, *, dimensions):
-    """Unsigned integers are reversed as their signed twins: IREE fails to compile an unsigned reverse."""
+    """Unsigned integers are reversed as their signed twins: IREE fails to compile an unsigned reverse. A strided
+    slice is reversed behind a barrier: IREE fails to compile the two fused (LLVM translation of an unrealized
+    cast)."""
     aval = aval_of_type(x.type)
+    producer = x.owner.operation if isinstance(x, ir.OpResult) else None
+    if producer is not None and producer.name == "stablehlo.slice" and any(
+            s != 1 for s in ir.DenseI64ArrayAttr(producer.attributes["strides"])):
+        x = ctx.emit1("stablehlo.optimization_barrier", [x], x.type)
     if not issubdtype(aval.dtype, np.unsignedinteger):
         return ctx.emit1("stablehlo.reverse", [x], dimensions=list(dimensions))
     signed = tensor_type(aval.shape, np.dtype(f"i{aval.dtype.itemsize}"))
@@ -787,7 +795,7 @@ def _logaddexp_body(ctx, op, t):
 
 
 @lowering("literal")
-def _literal(ctx, *, value, weak_type=None):
+def _literal(ctx, *, value, weak_type=None, shown=None):
     t = ctx.op.results[0].type
     return ctx.emit("stablehlo.constant", [], [t], {"value": dense_attr(np.asarray(value), t)}).result
 

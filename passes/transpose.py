@@ -23,6 +23,8 @@ from .simplify import has_effects
 from .registry import register_pass
 
 TRANSPOSE_RULES: dict = {}
+# Ops linear in each of their two operands apart: a product of two linear values is not linear.
+_BILINEAR = {"mul", "dot_general", "conv_general_dilated"}
 SYMBOLIC_ZERO_CTS: set = set()  # multi-result ops whose rule takes None for a zero cotangent (JAX's Zero)
 
 
@@ -43,11 +45,14 @@ def transpose_pass(module, func="main_jvp_lin"):
     transpose_function(module, funcs.lookup(module, func))
 
 
-def transpose_function(module, source, zero_cts=()):
-    """``zero_cts`` lists results whose cotangent is known to be zero: the transpose takes none for them."""
+def transpose_function(module, source, zero_cts=(), trailing_residuals=0):
+    """``zero_cts`` lists results whose cotangent is known to be zero: the transpose takes none for them.
+    ``trailing_residuals`` counts constants after the linear arguments (a traced function's closed-over values)."""
     args = funcs.arguments(source)
     n_res = funcs.int_attribute(source, NUM_RESIDUALS_ATTR)
-    residuals, linear_args = args[:n_res], args[n_res:]
+    n_linear = len(args) - trailing_residuals
+    residuals, linear_args = args[:n_res] + args[n_linear:], args[n_res:n_linear]
+    n_res = len(residuals)
     body = body_ops(source)
     returned = [v for i, v in enumerate(body[-1].operands) if i not in zero_cts]
     new, block = funcs.new_function(module, f"{funcs.name_of(source)}_t",
@@ -95,6 +100,8 @@ def transpose_function(module, source, zero_cts=()):
                                       "implemented")
         b.loc = op.location
         operands = [Undefined(aval(v)) if v in linear else env[v] for v in op.operands]
+        if name in _BILINEAR and all(map(is_undefined, operands[:2])):
+            raise NotImplementedError(f"Transpose of '{name}' with both operands linear: the function is not linear")
         if len(cts_out) > 1 and name not in SYMBOLIC_ZERO_CTS:  # every cotangent, zeros instantiated
             cts_out = [b.full(aval(r).shape, aval(r).dtype, 0) if ct is None else ct
                        for ct, r in zip(cts_out, op.results)]

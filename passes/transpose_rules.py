@@ -197,9 +197,9 @@ def _complex_transpose(b, ct, x, y):
 
 
 def _conj_transpose(b, ct, x, *, input_dtype):
-    """irax's conj takes complex operands only (its ``input_dtype`` is always None), so JAX's ``real(ct)`` branch
-    for a real operand never arises."""
-    return [b.conj(ct)]
+    if np.issubdtype(x.aval.dtype, np.complexfloating):
+        return [b.conj(ct, input_dtype=x.aval.dtype)]
+    return [b.real(ct)]
 
 
 def _dynamic_slice_transpose(b, ct, operand, *start_indices, slice_sizes):

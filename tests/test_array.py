@@ -483,7 +483,7 @@ def test_numpy_functions_take_arrays(fn, returns):
     """NumPy ufuncs convert through ``__array__``; functions that defer to a method (sum) return an Array."""
     x, ref = sample("f32", "jit"), reference("f32")
     got, want = fn(x), fn(ref)
-    assert type(got) is (irax.Array if returns == "Array" else np.ndarray)
+    assert type(got) is (type(irax.numpy.ones(1)) if returns == "Array" else np.ndarray)
     assert isinstance(want, jax.Array) == (returns == "Array")
     np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-6)
 
@@ -667,3 +667,18 @@ def test_isinstance_checks_match_jax():
     assert isinstance(sample("f32"), irax.Array) and isinstance(sample("f32", "jit"), irax.Array)
     assert not isinstance(np.ones(2), irax.Array) and not isinstance(np.ones(2), jax.Array)
     assert not isinstance(1.0, irax.Array)
+
+
+def test_tracers_and_keys_are_arrays_as_jax():
+    """``isinstance(x, jax.Array)`` holds for tracers and typed keys, so code filtering array leaves runs under
+    transformations."""
+    def kinds(M):
+        seen = []
+        def probe(x):
+            seen.append(isinstance(x, M.Array) and isinstance(x, M.numpy.ndarray))
+            return x.sum()
+        M.jit(probe)(M.numpy.ones(2))
+        M.grad(probe)(M.numpy.ones(2))
+        M.vmap(probe)(M.numpy.ones((2, 2)))
+        return seen + [isinstance(M.random.key(0), M.Array), M.numpy.ndarray is M.Array]
+    assert kinds(irax) == kinds(jax) == [True] * 5

@@ -171,8 +171,6 @@ def test_custom_jvp_closing_over_a_batched_value(in_axes):
     _assert_close(irax.jit(fn)(*args), jfn(*args))
 
 
-@pytest.mark.xfail(strict=True, reason="JAX prints custom_jvp_call's num_consts=1 for the closed-over value, irax's "
-                   "printer no num_consts (make_jaxpr of the unbatched function differs so too)")
 def test_custom_jvp_closing_over_a_batched_value_text():
     args = (X[:, 0], X[:, 1])
     fn, jfn = irax.vmap(IRAX["closes_over_x"]), jax.vmap(JAX["closes_over_x"])

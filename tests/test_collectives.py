@@ -336,3 +336,13 @@ def test_all_to_all_errors_match_jax():
         _v(irax, lambda v: ilax.all_to_all(v, "i", 0, 1))(Z438)
     with pytest.raises(ValueError, match=r"has to be divisible by the size of the named axis i \(4\)"):
         _v(irax, lambda v: ilax.all_to_all(v, "i", 0, 1, tiled=True))(Z438)
+
+
+@pytest.mark.parametrize("name", ["psum", "axis_index", "pmean_of_psum"])
+def test_make_jaxpr_axis_env_binds_names_as_jax(name):
+    def program(M):
+        return {"psum": lambda x: M.lax.psum(x, "i"), "axis_index": lambda x: M.lax.axis_index("i") + x,
+                "pmean_of_psum": lambda x: M.lax.pmean(x, "i") * M.lax.psum(1, "i")}[name]
+    example = 1 if name == "axis_index" else 1.0
+    ours = irax.make_jaxpr(program(irax), axis_env=[("i", 4)])(example)
+    assert str(ours) == str(jax.make_jaxpr(program(jax), axis_env=[("i", 4)])(example))

@@ -210,3 +210,102 @@ def test_a_custom_rule_that_calls_a_jit_of_its_own_function_traces_under_grad():
     x = np.ones(3, np.float32)
     assert "jit[" in str(irax.make_jaxpr(irax.grad(lambda v: g(v).sum()))(x))
     np.testing.assert_array_equal(np.asarray(irax.jit(irax.grad(lambda v: g(v).sum()))(x)), [3.0, 3.0, 3.0])
+
+
+def _custom_gradients(M, jnp):
+    @M.custom_gradient
+    def product(x, y):
+        return x * y, lambda g: (g * y * 10, g * x)
+
+    @M.custom_gradient
+    def sin_scaled(x):
+        return jnp.sin(x), lambda g: g * 5 * x
+
+    @M.custom_gradient
+    def clip_gradient(x):
+        return x, lambda g: (jnp.clip(g, -1, 1),)
+
+    @M.custom_gradient
+    def of_dict(d):
+        return d["a"] * d["b"], lambda g: ({"a": g * d["b"], "b": g},)
+    return {
+        "two_arguments": lambda: (M.grad(product)(2.0, 3.0), M.grad(product, 1)(2.0, 3.0)),
+        "primal_text": lambda: str(M.make_jaxpr(product)(2.0, 3.0)),
+        "grad_text": lambda: str(M.make_jaxpr(M.grad(product))(2.0, 3.0)),
+        "single_cotangent_under_vmap_and_jit": lambda: (
+            M.vmap(M.grad(sin_scaled))(jnp.arange(3.0)), M.jit(M.grad(sin_scaled))(1.0), sin_scaled(2.0)),
+        "tuple_rule_and_closed_over_gradient": lambda: M.grad(lambda x: 5 * clip_gradient(x).sum())(jnp.ones(3)),
+        "pytree_argument": lambda: M.grad(of_dict)({"a": 2.0, "b": 3.0}),
+        "in_a_scan": lambda: M.jit(M.grad(lambda x: M.lax.scan(lambda c, _: (sin_scaled(c), None), x, None,
+                                                                length=3)[0]))(0.5),
+        "second_order": lambda: M.grad(M.grad(sin_scaled))(1.0),
+    }
+
+
+@pytest.mark.parametrize("name", list(_custom_gradients(irax, inp)))
+def test_custom_gradient_as_jax(name):
+    ours, theirs = _custom_gradients(irax, inp)[name](), _custom_gradients(jax, jax.numpy)[name]()
+    if isinstance(theirs, str):
+        assert ours == theirs
+        return
+    for a, b in zip(irax.tree_util.tree_leaves(ours), jax.tree_util.tree_leaves(theirs)):
+        assert (a.dtype, a.shape, a.weak_type) == (b.dtype, b.shape, b.weak_type)
+        np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-6)
+
+
+def test_custom_gradient_errors_as_jax():
+    for M, jnp in ((irax, inp), (jax, jax.numpy)):
+        @M.custom_gradient
+        def bad_structure(x):
+            return x * 2, lambda g: (g, g)
+
+        @M.custom_gradient
+        def sin_scaled(x):
+            return jnp.sin(x), lambda g: g * 5 * x
+        with pytest.raises(TypeError, match="Custom VJP bwd rule must produce an output with the same container"):
+            M.grad(bad_structure)(1.0)
+        with pytest.raises(TypeError, match=r"can't apply forward-mode autodiff \(jvp\) to a custom_vjp function"):
+            M.jvp(sin_scaled, (1.0,), (1.0,))
+
+
+def _closing_over_arrays(M, jnp):
+    """Custom functions made in a factory, closing over an array, whose rules call the function itself."""
+    scale = jnp.arange(3.0)
+
+    @M.custom_jvp
+    def f_jvp(x):
+        return jnp.sin(x) * scale
+
+    @f_jvp.defjvp
+    def f_jvp_rule(primals, tangents):
+        x, = primals
+        return f_jvp(x), jnp.cos(x) * scale * tangents[0]
+
+    @M.custom_vjp
+    def f_vjp(x):
+        return jnp.sin(x) * scale
+
+    def fwd(x):
+        return f_vjp(x), jnp.cos(x)
+
+    def bwd(cos, g):
+        return (cos * scale * g,)
+    f_vjp.defvjp(fwd, bwd)
+    return {"custom_jvp": f_jvp, "custom_vjp": f_vjp}
+
+
+@pytest.mark.parametrize("kind", ["custom_jvp", "custom_vjp"])
+def test_rules_calling_the_function_while_closing_over_arrays(kind):
+    def run(M, jnp):
+        f = _closing_over_arrays(M, jnp)[kind]
+        x = jnp.array([0.5, 1.0, 2.0])
+        loss = lambda v: f(v).sum()  # noqa: E731
+        return {"jit": M.jit(f)(x), "grad": M.grad(loss)(x), "jit_grad": M.jit(M.grad(loss))(x),
+                "vmap_grad": M.vmap(M.grad(loss))(jnp.stack([x, x + 1])),
+                "text": str(M.make_jaxpr(M.grad(loss))(x)), "primal_text": str(M.make_jaxpr(f)(x))}
+    ours, theirs = run(irax, inp), run(jax, jax.numpy)
+    for name, want in theirs.items():
+        if isinstance(want, str):
+            assert ours[name] == want, name
+        else:
+            np.testing.assert_allclose(ours[name], want, rtol=1e-6, err_msg=name)

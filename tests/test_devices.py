@@ -25,6 +25,14 @@ def test_cpu_devices_and_commitment():
     np.testing.assert_array_equal(f(committed, x), [0.0, 1.0, 4.0])
 
 
+def test_environment_info_names_versions_and_devices(capsys):
+    from importlib import metadata
+    text = irax.print_environment_info(return_string=True)
+    assert f"iree-base-runtime:  {metadata.version('iree-base-runtime')}" in text and "numpy:  " in text
+    assert "device info: cpu-1, 1 local devices" in text and "process_count: 1" in text
+    assert irax.print_environment_info() is None and capsys.readouterr().out == text + "\n"
+
+
 def test_unknown_backends():
     with pytest.raises(RuntimeError, match=r"Unknown backend foo. Available backends are \['cpu', 'cuda', 'gpu'"):
         irax.devices("foo")

@@ -326,3 +326,15 @@ if __name__ == "__main__":
     tables = _config_update_tables() if "--config-update" in sys.argv else {"irax": irax_tables(),
                                                                              "jax": jax_tables()}
     print(json.dumps(tables))
+
+
+@needs_jax
+@pytest.mark.parametrize("name", DTYPES + ["complex64", "bfloat16", None, "key", "float0"])
+def test_itemsize_bits_as_jax(name):
+    def answer(M):
+        dtype = {None: None, "key": M.random.key(0).dtype, "float0": M.dtypes.float0}.get(name, name)
+        try:
+            return M.dtypes.itemsize_bits(dtype)
+        except ValueError as e:
+            return str(e)
+    assert answer(irax) == answer(jax)

@@ -452,3 +452,13 @@ def test_complex_scatters_under_jit_match_jax():
         return f
     u = (np.arange(16).reshape(4, 4) * (1 - 0.5j)).astype(np.complex64)
     np.testing.assert_allclose(irax.jit(scatters(irax))(u), jax.jit(scatters(jax))(u))
+
+
+@pytest.mark.parametrize("method", ["set", "add", "mul", "min", "max"])
+def test_whole_operand_updates_compile(method):
+    """``x.at[:]`` and ``x.at[...]`` scatter with no index component (IREE rejected the empty dimension map)."""
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    y = np.full((2, 3), 2.5, np.float32)
+    want = {"set": y, "add": x + y, "mul": x * y, "min": np.minimum(x, y), "max": np.maximum(x, y)}[method]
+    np.testing.assert_array_equal(irax.jit(lambda a, b: getattr(a.at[...], method)(b))(x, y), want)
+    np.testing.assert_array_equal(irax.jit(lambda a, b: getattr(a.at[:], method)(b))(x[0], y[0]), want[0])

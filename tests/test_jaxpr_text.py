@@ -35,3 +35,22 @@ def test_nested_jit_same_text_as_jax(name):
 
 def test_at_least_fifty_programs():
     assert len(PROGRAMS) + len(JIT_PROGRAMS) >= 50
+
+
+LITERALS = {
+    "python_float": lambda M, np_: lambda x: x * 0.1,
+    "python_float_in_a_function": lambda M, np_: lambda x: np_.sin(2 / 3) * x,
+    "python_float_to_lax": lambda M, np_: lambda x: M.lax.sin(0.1) * x,
+    "python_complex": lambda M, np_: lambda x: x * (0.1 + 0.2j),
+    "numpy_float32": lambda M, np_: lambda x: np_.float32(0.1) * x,
+    "tiny_and_huge": lambda M, np_: lambda x: x * 1e-50 + 1e40,
+    "under_grad": lambda M, np_: M.grad(lambda x: np_.sin(x * 0.1)),
+    "in_a_cond": lambda M, np_: lambda x: M.lax.cond(x > 0.3, lambda y: y * 0.1, lambda y: y + 0.7, x),
+}
+
+
+@pytest.mark.parametrize("name", LITERALS)
+def test_python_scalar_literals_print_their_python_value(name):
+    """JAX's literals keep a Python scalar's value: ``0.1:f32[]``, not its float32 0.10000000149011612."""
+    ours = irax.make_jaxpr(LITERALS[name](irax, inp))(1.0)
+    assert str(ours) == str(jax.make_jaxpr(LITERALS[name](jax, jax.numpy))(1.0))

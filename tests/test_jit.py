@@ -263,3 +263,27 @@ def test_typeof_named_call_named_scope_and_device_counts_as_jax():
             pass
     counts = (irax.device_count(), irax.local_device_count(), irax.process_count(), irax.process_index())
     assert counts == (1, 1, 1, 0)
+
+
+def _compile_time_program(M, jnp_, seen):
+    def f(x):
+        with M.ensure_compile_time_eval():
+            y = jnp_.arange(3.0) * 2
+            doubled = M.jit(lambda a: a * 2)(y)
+            n = int(jnp_.sum(jnp_.ones(4)))  # concrete: usable in Python
+            staged = x + y
+            tracer = M.core.Tracer if M.__name__ == "jax" else M.Tracer
+            seen.extend(not isinstance(v, tracer) for v in (y, doubled, staged))
+        return (staged + doubled) * n
+    return f
+
+
+def test_ensure_compile_time_eval_as_jax():
+    jax = pytest.importorskip("jax")
+    ours, theirs = [], []
+    f, g = _compile_time_program(irax, jnp, ours), _compile_time_program(jax, jax.numpy, theirs)
+    np.testing.assert_array_equal(irax.jit(f)(jnp.ones(3)), jax.jit(g)(np.ones(3, np.float32)))
+    assert ours == theirs == [True, True, False]
+    assert str(irax.make_jaxpr(f)(jnp.ones(3))) == str(jax.make_jaxpr(g)(np.ones(3, np.float32)))
+    np.testing.assert_array_equal(irax.grad(lambda x: f(x).sum())(jnp.ones(3)),
+                                  jax.grad(lambda x: g(x).sum())(np.ones(3, np.float32)))

@@ -302,3 +302,34 @@ def test_mulhi_64_bit():
 def test_dtype():
     for x in [1.0, 1, True, 1j, np.float64(1), np.ones(2, np.int64), np.ones(2, np.uint8), jnp.ones(2, jnp.bfloat16)]:
         assert ilax.dtype(x) == jax.lax.dtype(x)
+
+
+def test_reverse_of_a_strided_slice_compiles():
+    """IREE failed to compile a reverse fused with a strided slice (JAX's dct takes one)."""
+    x = np.arange(24, dtype=np.float32).reshape(4, 6)
+    got = irax.jit(lambda a: (irax.lax.rev(a[1::2], (0,)), irax.lax.rev(a[::3, 1::2], (0, 1))))(x)
+    np.testing.assert_array_equal(got[0], x[1::2][::-1])
+    np.testing.assert_array_equal(got[1], x[::3, 1::2][::-1, ::-1])
+
+
+def test_conj_of_real_and_complex_operands_as_jax():
+    """``conj`` records its input dtype and takes real operands (a complex result), as JAX's."""
+    jax = pytest.importorskip("jax")
+    x, z = np.array([1.0, -2.0], np.float32), np.array([1 + 2j, -3j], np.complex64)
+
+    def run(M, jnp):
+        return {"real_text": str(M.make_jaxpr(M.lax.conj)(x)), "complex_text": str(M.make_jaxpr(jnp.conjugate)(z)),
+                "grad_text": str(M.make_jaxpr(M.grad(lambda a: M.lax.conj(a).real.sum()))(x)),
+                "vjp_text": str(M.make_jaxpr(M.vjp(M.lax.conj, z)[1])(z)),
+                "eager": M.lax.conj(x), "jit": M.jit(M.lax.conj)(x), "jit_complex": M.jit(jnp.conj)(z),
+                "grad": M.grad(lambda a: (M.lax.conj(a) * 3).real.sum())(x)}
+    ours, theirs = run(irax, inp), run(jax, jax.numpy)
+    for name, want in theirs.items():
+        if isinstance(want, str):
+            assert ours[name] == want, name
+        else:
+            assert ours[name].dtype == want.dtype, name
+            np.testing.assert_array_equal(ours[name], want, err_msg=name)
+    with pytest.raises(TypeError, match="conj does not accept dtype float16. Accepted dtypes are subtypes of "
+                                        "float32, complexfloating, float64."):
+        irax.lax.conj(np.ones(2, np.float16))

@@ -18,8 +18,6 @@ import irax.numpy as ijnp  # noqa: E402
 SHAPES = [(), (3,), (2, 3)]
 
 # Reasons for the differences that remain, none of them in frontend/nn.py.
-LITERAL = ("a Python float passed to a jit prints as its float32 value (0.20000000298023224), JAX keeps the "
-           "Python value (0.2) for weakly typed scalar literals (frontend/core.py to_value/literal)")
 COPY = "jnp.array(tracer, dtype=...) binds `copy` in JAX; irax has no copy primitive (gelu(approximate=False))"
 ZERO_RES = ("grad through a nested jit on scalars: JAX makes the instantiated zero tangent of a literal a residual "
             "output (`in (g, 0.0:f32[])`); irax does not (passes)")
@@ -33,9 +31,7 @@ def _known(name, kw, shape, mode):
     """The reason a case still differs from JAX, or None."""
     if name == "gelu" and kw.get("approximate") is False:
         return COPY
-    if (name, kw) in (("leaky_relu", {"negative_slope": 0.2}),) or name == "selu":
-        return LITERAL
-    if mode == "grad" and name in ("elu", "sparse_plus", "hard_tanh") and shape == ():
+    if mode == "grad" and name in ("elu", "sparse_plus", "hard_tanh", "selu") and shape == ():
         return ZERO_RES
     return None
 
@@ -122,7 +118,7 @@ EXTRA = [
     ("logsumexp_where", lambda nn: (lambda x: nn.logsumexp(x, axis=1, where=_W)), _X, WHERE_CONST),
     ("logmeanexp_where", lambda nn: (lambda x: nn.logmeanexp(x, axis=1, where=_W)), _X, None),
     ("standardize_where", lambda nn: (lambda x: nn.standardize(x, where=_W)), _X, None),
-    ("standardize_mean_variance", lambda nn: (lambda x: nn.standardize(x, mean=0.0, variance=1.0)), _X, LITERAL),
+    ("standardize_mean_variance", lambda nn: (lambda x: nn.standardize(x, mean=0.0, variance=1.0)), _X, None),
     ("softplus_twice", lambda nn: (lambda x: nn.softplus(x) + nn.softplus(x)), _X, PRINT_LET),
 ]
 

@@ -290,6 +290,7 @@ case("einsum-matvec", lambda m: (lambda x, y: m.einsum("ij,j->i", x, y)), x23, p
 case("einsum-gram", lambda m: (lambda x: m.einsum("ij,kj->ik", x, x)), x23)
 case("einsum-outer", lambda m: (lambda x, y: m.einsum("i,j->ij", x, y)), x3, p3)
 case("einsum-batch", lambda m: (lambda x: m.einsum("bij,bkj->bik", x[None], x[None])), x23)
+case("einsum-precision", lambda m: (lambda x, y: m.einsum("ij,j->i", x, y, precision="highest")), x23, p3)
 case("cross", lambda m: m.cross, x3, p3)
 case("cross-2d", lambda m: (lambda x, y: m.cross(x[:2], y[:2])), x3, p3)
 case("diff", lambda m: m.diff, x23)

@@ -206,6 +206,18 @@ def test_key_data_round_trip():
     assert R.key_impl(R.key(0)) == str(JR.key_impl(JR.key(0))) == "threefry2x32"
 
 
+@pytest.mark.parametrize("kind", ["prng_key", "extended", "integer", "generic", "key dtype", "float32"])
+def test_key_dtype_classes_as_jax(kind):
+    def answer(mod, jnp):
+        target = {"prng_key": mod.dtypes.prng_key, "extended": mod.dtypes.extended, "integer": jnp.integer,
+                  "generic": jnp.generic, "key dtype": mod.random.key(1).dtype, "float32": jnp.float32}[kind]
+        return (mod.dtypes.issubdtype(mod.random.key(0).dtype, target), jnp.issubdtype(jnp.float32, target),
+                mod.dtypes.issubdtype(target, mod.dtypes.extended))
+    import irax.numpy as inp
+    import jax.numpy as jnp
+    assert answer(irax, inp) == answer(jax, jnp)
+
+
 BAD_INPUTS = [
     ("PRNGKey of an array", lambda M: M.PRNGKey(np.zeros(2, np.int32))),
     ("PRNGKey of a float", lambda M: M.PRNGKey(1.5)),

@@ -111,9 +111,9 @@ def test_jit_matches_jax():
     """One compiled module for the cases, over key arguments."""
     def cases(M, key):
         return {name: fn(M, k) for name, fn in JIT_CASES for k in [M.fold_in(key, len(name))]}
+    ours, theirs = irax.jit(lambda k: cases(R, k)), jax.jit(lambda k: cases(JR, k))
     for seed in (0, -7):
-        actual = irax.jit(lambda k: cases(R, k))(R.PRNGKey(seed))
-        expected = jax.jit(lambda k: cases(JR, k))(JR.PRNGKey(seed))
+        actual, expected = ours(R.PRNGKey(seed)), theirs(JR.PRNGKey(seed))
         for name, value in expected.items():
             _compare(name, actual[name], value)
 

@@ -449,3 +449,18 @@ def test_ravel_pytree_matches_jax():
     flat, unravel = ravel_pytree([])
     assert flat.dtype == np.float32 and flat.shape == (0,) and unravel(flat) == []
     irax.effects_barrier()  # nothing is pending: host callbacks run during the call
+
+
+@needs_jax
+@pytest.mark.parametrize("tree", [{"a": 1, "b": (2, 3)}, [1, (2,)], (1, 2), None,
+                                  collections.namedtuple("Point", "x y")(1, 2)], ids=repr)
+def test_flatten_one_level_with_keys_as_jax(tree):
+    ours, theirs = itu.flatten_one_level_with_keys(tree), jtu.flatten_one_level_with_keys(tree)
+    assert type(ours[0]) is type(theirs[0]) and ours[1] == theirs[1]
+    assert [(itu.keystr((k,)), c) for k, c in ours[0]] == [(jtu.keystr((k,)), c) for k, c in theirs[0]] or \
+        isinstance(tree, tuple) and hasattr(tree, "_fields")  # JAX names every namedtuple field by the first's
+
+
+def test_flatten_one_level_with_keys_of_a_leaf_fails():
+    with pytest.raises(ValueError, match="can't tree-flatten type: <class 'int'>"):
+        itu.flatten_one_level_with_keys(1)

@@ -87,7 +87,8 @@ bitwise_and, bitwise_or, bitwise_xor = _binop("and"), _binop("or"), _binop("xor"
 
 
 def conj(x):
-    return bind1("conj", as_operand(x))
+    x = as_operand(x)
+    return bind1("conj", x, input_dtype=x.dtype)
 
 
 def stop_gradient(x):

@@ -20,7 +20,10 @@ def scalar_like(value, dtype, weak=True) -> Array:
             raise OverflowError(f"Python int {value} too large to convert to {dtype.name}")
     with np.errstate(all="ignore"):
         array = np.array(value, dtype=dtype)
-    return Array._from_host(array, ShapedArray((), dtype, weak and dtype != np.bool_))
+    out = Array._from_host(array, ShapedArray((), dtype, weak and dtype != np.bool_))
+    if weak and type(value) in (float, complex) and np.issubdtype(dtype, np.inexact):
+        out._python_value = value
+    return out
 
 
 def as_operand(x):

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as _np
 
-from irax.array import Array as ndarray
+from irax.basearray import Array as ndarray
 from irax.dtypes import bfloat16, promote_types, result_type
 
 from ._creation import (arange, array, asarray, bartlett, blackman, copy, empty, empty_like, eye, from_dlpack,

@@ -213,7 +213,7 @@ def einsum(subscripts, *operands, optimize="auto", precision=None, preferred_ele
         batch = [c for c in cur_sub if c in sub and c in keep]
         dims = ((tuple(cur_sub.index(c) for c in contract), tuple(sub.index(c) for c in contract)),
                 (tuple(cur_sub.index(c) for c in batch), tuple(sub.index(c) for c in batch)))
-        current = lax.dot_general(current, operand, dims, preferred_element_type=pref)
+        current = lax.dot_general(current, operand, dims, precision=precision, preferred_element_type=pref)
         cur_sub = "".join(batch + [c for c in cur_sub if c not in sub] + [c for c in sub if c not in cur_sub])
     current, cur_sub = _sum_unique(current, cur_sub, [], output)
     return lax.transpose(current, tuple(cur_sub.index(c) for c in output)) if cur_sub != output else current
