@@ -16,10 +16,12 @@ from irax.dtypes import dtype as _dtype, issubdtype
 from irax.nn import log_softmax as _nn_log_softmax, logsumexp, softmax as _nn_softmax
 from irax.numpy._util import promote_args_inexact
 
-__all__ = ["bernoulli", "beta", "betainc", "betaln", "boxcox", "boxcox1p", "comb", "dawsn", "digamma", "entr", "erf",
-           "erfc", "erfcx", "erfinv", "expit", "factorial", "gamma", "gammainc", "gammaincc", "gammaln", "gammasgn",
-           "i0", "i0e", "i1", "i1e", "kl_div", "log_ndtr", "log_softmax", "logit", "logsumexp", "multigammaln",
-           "ndtr", "ndtri", "poch", "polygamma", "rel_entr", "softmax", "spence", "xlog1py", "xlogy", "zeta"]
+__all__ = ["bernoulli", "bessel_jn", "beta", "betainc", "betaln", "boxcox", "boxcox1p", "comb", "dawsn", "digamma",
+           "entr", "erf", "erfc", "erfcx", "erfinv", "exp1", "expi", "expit", "expn", "factorial", "fresnel", "gamma",
+           "gammainc", "gammaincc", "gammaln", "gammasgn", "hyp1f1", "hyp2f1", "i0", "i0e", "i1", "i1e", "kl_div",
+           "log_ndtr", "log_softmax", "loggamma", "logit", "logsumexp", "multigammaln", "ndtr", "ndtri", "owens_t",
+           "poch", "polygamma", "rel_entr", "sici", "softmax", "spence", "sph_harm_y", "wofz", "xlog1py", "xlogy",
+           "zeta"]
 
 
 def _lax_const(example, val):
@@ -684,3 +686,7 @@ def dawsn(x):
     if issubdtype(x.dtype, np.complexfloating):
         raise ValueError("dawsn does not support complex-valued inputs.")
     return _dawsn(x)
+
+
+from ._special_more import (bessel_jn, exp1, expi, expn, fresnel, hyp1f1, hyp2f1, loggamma, owens_t, sici,  # noqa: E402
+                            sph_harm_y, wofz)

@@ -1,0 +1,4 @@
+"""``irax.scipy.cluster``: JAX's ``jax.scipy.cluster``."""
+from . import vq
+
+__all__ = ["vq"]
