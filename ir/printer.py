@@ -118,12 +118,13 @@ class Printer:
         return shared
 
     def _close_constants(self, caller, eqn, body):
-        """JAX keeps the constants a jit body closes over inside it (``{ lambda c:f32[3]; a:f32[3]. ...``) and
-        passes only traced values: closed-over operands that are the caller's constants become the body's
-        constvars (the first call of a body decides its shape)."""
+        """JAX keeps the constants a jit body closes over inside it (``{ lambda c:f32[3]; a:f32[3]. ...``) when it
+        closes over nothing traced (else it passes them all as operands): closed-over operands that are all the
+        caller's constants become the body's constvars (the first call of a body decides its shape)."""
         n = num_consts(body.func)
         constants = self._constants.get(id(caller), (None, ()))[1]
-        inner = {j for j, v in enumerate(eqn.invars[len(eqn.invars) - n:]) if n and v in constants}
+        closure = eqn.invars[len(eqn.invars) - n:] if n else []
+        inner = set(range(n)) if closure and all(v in constants for v in closure) else set()
         self._inner_consts[id(eqn)] = inner
         if id(body) not in self._constants:
             closure = body.invars[:n]

@@ -96,10 +96,67 @@ def _elementwise(hlo_name):
         xs = [ctx.broadcast(x, out.shape) for x in xs]
         if out.dtype in _HALF and ctx.op.name[6:] in _WIDENED:
             wide = tensor_type(out.shape, np.dtype(np.float32))
-            result = ctx.emit1(hlo_name, [_convert_to(ctx, x, np.dtype(np.float32)) for x in xs], wide)
-            return _convert_to(ctx, result, out.dtype)
-        return ctx.emit1(hlo_name, xs)
+            xs = [_convert_to(ctx, x, np.dtype(np.float32)) for x in xs]
+            return _convert_to(ctx, _emit_elementwise(ctx, hlo_name, xs, wide), out.dtype)
+        return _emit_elementwise(ctx, hlo_name, xs)
     return lower
+
+
+def _emit_elementwise(ctx, hlo_name, xs, result_type=None):
+    if hlo_name in _TRIG and aval_of_type(xs[0].type).dtype == np.float32:
+        return _trig_f32(ctx, hlo_name, xs[0])
+    return ctx.emit1(hlo_name, xs, result_type)
+
+
+# Cephes' three-part pi/2: results within ~2 ulp while |x| < ~1e4, the error growing slowly beyond.
+_PIO2_PARTS = (1.5703125, 4.837512969970703125e-4, 7.54978995489188216e-8)
+_TRIG = ("stablehlo.sine", "stablehlo.cosine", "stablehlo.tan")
+
+
+def _trig_f32(ctx, hlo_name, x):
+    """sin, cos or tan of float32: the argument reduced by pi/2 to r in [-pi/4, pi/4] and a quadrant, then one
+    IREE polynomial on [0, pi/2] (cos r as sin(pi/2 - |r|)). IREE reduces by one float32 pi itself, off by ~1e-7
+    |x| (sin(1e4) by 2.5e-4, sin(1e10) gave -6e21), and its polynomials are odd or even only approximately (its
+    sin(-8.7e-8) is -5.7e-8)."""
+    t, shape = x.type, aval_of_type(x.type).shape
+
+    def const(value):
+        return ctx.broadcast(ctx.constant(value, np.float32), shape)
+
+    def op(name, *operands):
+        return ctx.emit1(name, list(operands), t)
+
+    def select(pred, a, b):
+        return op("stablehlo.select", pred, a, b)
+    quadrant = op("stablehlo.round_nearest_even", op("stablehlo.multiply", x, const(2 / np.pi)))
+    r = x
+    for part in _PIO2_PARTS:
+        r = op("stablehlo.subtract", r, op("stablehlo.multiply", quadrant, const(part)))
+    # The quadrant modulo 4 by floor (IREE's remainder is a slow fmod); cos x is sin(x + pi/2).
+    q = op("stablehlo.subtract", quadrant, op("stablehlo.multiply", const(4.0), op(
+        "stablehlo.floor", op("stablehlo.multiply", quadrant, const(0.25)))))
+    if hlo_name == "stablehlo.cosine":
+        q = op("stablehlo.add", q, const(1.0))
+        q = select(compare(ctx, q, const(4.0), "GE"), op("stablehlo.subtract", q, const(4.0)), q)
+    half = op("stablehlo.multiply", q, const(0.5))
+    odd = compare(ctx, op("stablehlo.floor", half), half, "NE")
+    r_negative, a = compare(ctx, r, const(0.0), "LT"), op("stablehlo.abs", r)
+    if hlo_name == "stablehlo.tan":
+        tan = op("stablehlo.tan", a)
+        tan = select(r_negative, op("stablehlo.negate", tan), tan)
+        result = select(odd, op("stablehlo.negate", op("stablehlo.divide", const(1.0), tan)), tan)
+    else:
+        pio2_hi = np.float32(np.pi / 2)
+        complement = op("stablehlo.add", op("stablehlo.subtract", const(pio2_hi), a),
+                        const(np.float32(np.pi / 2 - float(pio2_hi))))
+        value = op("stablehlo.sine", select(odd, complement, a))
+        bools = tensor_type(shape, np.dtype(np.bool_))
+        even_and_negative = ctx.emit1("stablehlo.and", [r_negative, ctx.emit1("stablehlo.not", [odd], bools)], bools)
+        flip = ctx.emit1("stablehlo.xor", [compare(ctx, q, const(2.0), "GE"), even_and_negative], bools)
+        result = select(flip, op("stablehlo.negate", value), value)
+    if hlo_name == "stablehlo.cosine":
+        return result
+    return select(compare(ctx, x, const(0.0), "EQ"), x, result)  # sin(-0) and tan(-0) are -0
 
 
 for _name, _hlo in {

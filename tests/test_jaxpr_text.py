@@ -1,4 +1,5 @@
 """``make_jaxpr`` prints exactly JAX's text for the same program."""
+import numpy as np
 import pytest
 
 import irax
@@ -54,3 +55,25 @@ def test_python_scalar_literals_print_their_python_value(name):
     """JAX's literals keep a Python scalar's value: ``0.1:f32[]``, not its float32 0.10000000149011612."""
     ours = irax.make_jaxpr(LITERALS[name](irax, inp))(1.0)
     assert str(ours) == str(jax.make_jaxpr(LITERALS[name](jax, jax.numpy))(1.0))
+
+
+def _jit_closures(M):
+    c, d = np.arange(3.0, dtype=np.float32), np.full(3, 2.0, np.float32)
+    g = M.jit(lambda x: x * d)
+    return {
+        "const_inside_and_outside": lambda x: M.jit(lambda y: y + c)(x) * c,
+        "nested": lambda x: M.jit(lambda y: g(y) + c)(x),
+        "called_twice": lambda x: g(x) + g(x + 1),
+        "traced_closure": lambda x: M.jit(lambda y: y + x)(x * 2),
+        "grad": M.grad(lambda x: M.jit(lambda y: (y * c).sum())(x)),
+        "vmap": M.vmap(lambda x: M.jit(lambda y: y + c)(x)),
+        "jit_of_jit": M.jit(lambda x: M.jit(lambda y: y - c)(x)),
+    }
+
+
+@pytest.mark.parametrize("name", list(_jit_closures(irax)))
+def test_jit_bodies_keep_their_closed_over_constants_as_jax(name):
+    """JAX 0.10 keeps a jit body's constants inside it unless the body also closes over traced values."""
+    x = np.ones((2, 3) if name == "vmap" else 3, np.float32)
+    ours = irax.make_jaxpr(_jit_closures(irax)[name])(x)
+    assert str(ours) == str(jax.make_jaxpr(_jit_closures(jax)[name])(x))

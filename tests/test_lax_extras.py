@@ -333,3 +333,24 @@ def test_conj_of_real_and_complex_operands_as_jax():
     with pytest.raises(TypeError, match="conj does not accept dtype float16. Accepted dtypes are subtypes of "
                                         "float32, complexfloating, float64."):
         irax.lax.conj(np.ones(2, np.float16))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+def test_trigonometry_of_large_and_tiny_arguments(dtype):
+    """Float32 sin, cos and tan within a few ulp to |x| = 1e4 and close beyond, with signed zeros (IREE's own
+    reduce by one float32 pi: sin(1e4) was off by 2.5e-4 and sin(1e10) gave -6e21)."""
+    fns = irax.jit(lambda v: (irax.lax.sin(v), irax.lax.cos(v), irax.lax.tan(v)))
+    x = np.concatenate([np.linspace(-1e4, 1e4, 20001), [-3.1415927, 1.5707964, 1e5, -1e6, 1e8, 1e10, 8.7e-8]])
+    x = x[np.abs(x) < np.finfo(dtype).max].astype(dtype)
+    exact = np.sin(x.astype(np.float64)), np.cos(x.astype(np.float64)), np.tan(x.astype(np.float64))
+    for got, want, name in zip(fns(x), exact, ("sin", "cos", "tan")):
+        got = np.asarray(got, np.float64)
+        scale = np.maximum(np.abs(want), 1.0 if name == "tan" else 2.0 ** -20)
+        small = np.abs(x) <= (1e4 if dtype == np.float32 else 65504)
+        ulps = np.abs(got - want) / scale / np.finfo(dtype).eps
+        assert ulps[small].max() <= 4, (name, x[small][ulps[small].argmax()])
+        assert np.all(np.abs(got[~small] - want[~small]) <= 1e-2 * np.maximum(np.abs(want[~small]), 1)), name
+    zeros = np.array([0.0, -0.0, np.inf, np.nan], dtype)
+    s, c, t = (np.asarray(v) for v in fns(zeros))
+    assert list(np.signbit(s[:2])) == list(np.signbit(t[:2])) == [False, True] and list(c[:2]) == [1, 1]
+    assert np.isnan(s[2:]).all() and np.isnan(c[2:]).all() and np.isnan(t[2:]).all()

@@ -137,8 +137,6 @@ def test_loggamma_overflow_eagerly():
         _close(isp.loggamma(f32([3e38, 1e38])), jsp.loggamma(f32([3e38, 1e38])), 1e-5)
 
 
-@pytest.mark.xfail(strict=True, reason="IREE's float32 sin and cos lose their argument reduction past ~1e3: "
-                   "irax.jit(jnp.cos)(np.float32([1e6, 1e10])) gives [0.9267, -1.3e20] (numpy: 0.9368, 0.8731)")
 def test_sici_of_large_arguments():
     x = f32([1e4, 1e8, 1e10])
     for actual, expected in zip(isp.sici(x), jsp.sici(x)):
