@@ -45,6 +45,10 @@ def _cpu_id() -> str:
 _memory_cache: dict = {}
 
 
+# Source locations as MLIR prints them (references to aliases, the alias lines, inline file:line:col): the cache
+# key leaves them out, as JAX's does, so that moving a function in its file still hits the cache (the executable
+# then carries the old lines). A location of another form stays in the key: a miss, never a wrong hit.
+_LOCATION = re.compile(r' loc\((?:#loc\d*|unknown|"(?:[^"\\]|\\.)*":\d+:\d+)\)|^#loc\d* = .*\n', re.M)
 _COMPLEX_DOT = re.compile(r"stablehlo\.dot_general[^\n]*complex<")
 _BATCHED_DOT = re.compile(r"stablehlo\.dot_general[^\n]*batching_dims")
 
@@ -62,7 +66,7 @@ def compile_stablehlo(text: str, flags=None, *, name: str = "main") -> bytes:
     if '"jaxpr.' in text:
         raise CompileError("the module still holds jaxpr ops; lower it with jaxpr-to-stablehlo before compiling "
                            "(IREE does not know the jaxpr dialect)")
-    key = hashlib.sha256("\0".join((text, *flags, _versions())).encode()).hexdigest()
+    key = hashlib.sha256("\0".join((_LOCATION.sub("", text), *flags, _versions())).encode()).hexdigest()
     vmfb = _memory_cache.get(key)
     if vmfb is None:
         start = time.perf_counter()

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import irax
+import irax.numpy as jnp
 from irax.backends import compile_cache, iree
 
 
@@ -115,3 +116,34 @@ def test_log_compiles_names_function_line_and_hit(tmp_path):
             for _ in range(2)]
     assert "irax: compile of scaled at <string>:4:" in runs[0].stderr and "(cache miss)" in runs[0].stderr
     assert "(cache hit)" in runs[1].stderr
+
+
+def test_moving_a_function_in_its_file_still_hits(cache):
+    """The key leaves out source locations (as JAX's): the same program traced from other lines of another file
+    is a hit; a changed program is a miss."""
+    def traced_at(line, filename, body="x * 5.0 + 2"):
+        namespace = {}
+        exec(compile("\n" * line + f"def f(x):\n    return {body}\n", filename, "exec"), namespace)
+        iree._memory_cache.clear()
+        return np.asarray(irax.jit(namespace["f"])(np.ones(3, np.float32)))
+    np.testing.assert_allclose(traced_at(3, "first (draft).py"), 7.0)
+    entry = _only_entry(cache)
+    np.testing.assert_allclose(traced_at(40, 'second "copy".py'), 7.0)
+    assert [e[0] for e in compile_cache.entries(str(cache))] == [entry]
+    np.testing.assert_allclose(traced_at(40, 'second "copy".py', "x * 5.0 + 3"), 8.0)
+    assert len(compile_cache.entries(str(cache))) == 2
+
+
+def test_key_text_is_the_module_printed_without_locations():
+    from iree.compiler import ir
+    from irax.compiled import lower_to_stablehlo
+    from irax.ir.mlir import scope
+
+    def f(x, y):
+        return irax.lax.cond(x.sum() > 0, lambda: jnp.sin(x) @ y, lambda: y) * 2
+    x = np.ones((3, 3), np.float32)
+    text = lower_to_stablehlo(irax.jit(f).lower(x, x)._traced)
+    assert 'loc("' in text and "#loc" in text
+    with scope():
+        plain = ir.Module.parse(text).operation.get_asm(enable_debug_info=False)
+    assert iree._LOCATION.sub("", text) == plain
