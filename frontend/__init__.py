@@ -14,22 +14,24 @@ from .config import config  # eager: importing the submodule later would bind it
 # Every public name and the module that defines it, imported on first use (PEP 562): ``import irax.runtime``
 # must not load the tracing frontend, so that a saved artifact runs where only the runtime is installed.
 _SUBMODULES = ("ad_checkpoint", "debug", "dtypes", "errors", "experimental", "export", "flatten_util", "image",
-               "lax", "nn", "numpy", "random", "scipy", "test_util", "tree", "tree_util")
+               "lax", "nn", "numpy", "profiler", "random", "scipy", "stages", "test_util", "tree", "tree_util",
+               "typing")
 _DEFINED_IN = {
     "ad_checkpoint": ("checkpoint", "checkpoint_policies", "remat"),
     "ad": ("closure_convert", "grad", "hessian", "jacfwd", "jacobian", "jacrev", "jvp", "linear_transpose",
            "linearize", "value_and_grad", "vjp"),
     "api": ("ShapeDtypeStruct", "clear_caches", "eval_shape", "jit", "make_jaxpr", "named_call", "named_scope",
             "typeof"),
-    "config": ("disable_jit",),
+    "config": ("default_matmul_precision", "disable_jit", "enable_x64", "log_compiles", "numpy_rank_promotion"),
     "basearray": ("Array",),
     "batching": ("vmap",),
     "callbacks": ("pure_callback",),
     "custom_derivatives": ("custom_gradient", "custom_jvp", "custom_vjp"),
     "core": ("Tracer", "ensure_compile_time_eval"),
-    "device": ("block_until_ready", "default_backend", "device_count", "device_get", "device_put", "devices",
-               "effects_barrier", "local_device_count", "local_devices", "print_environment_info", "process_count",
-               "process_index"),
+    "device": ("Device", "block_until_ready", "copy_to_host_async", "default_backend", "device_count", "device_get",
+               "device_put", "devices", "effects_barrier", "local_device_count", "local_devices",
+               "print_environment_info", "process_count", "process_index", "process_indices"),
+    "dtypes": ("float0",),
 }
 _MODULE_OF = {name: module for module, names in _DEFINED_IN.items() for name in names}
 
@@ -51,11 +53,4 @@ def __dir__():
 
 __version__ = "0.1.0"
 
-__all__ = ["Array", "ShapeDtypeStruct", "Tracer", "ad_checkpoint", "block_until_ready", "checkpoint",
-           "checkpoint_policies", "clear_caches", "closure_convert", "config", "custom_gradient", "custom_jvp",
-           "custom_vjp", "debug", "default_backend", "device_count", "device_get", "device_put", "devices",
-           "disable_jit", "dtypes", "effects_barrier", "ensure_compile_time_eval", "errors", "eval_shape",
-           "experimental", "flatten_util", "grad", "hessian", "image", "jacfwd", "jacobian", "jacrev", "jit", "jvp",
-           "lax", "linear_transpose", "linearize", "local_device_count", "local_devices", "make_jaxpr", "named_call",
-           "named_scope", "nn", "numpy", "print_environment_info", "process_count", "process_index", "pure_callback",
-           "random", "remat", "scipy", "test_util", "tree", "tree_util", "typeof", "value_and_grad", "vjp", "vmap"]
+__all__ = sorted({"config", *_SUBMODULES, *_MODULE_OF})

@@ -282,7 +282,7 @@ def _flat_key(args):
     """The dispatch fast path's key: the signature of each positional argument that is one array or scalar
     (``None`` when one is not). NumPy arguments take it too: flattening and hashing a pytree key costs twice the
     whole IREE call of a small function."""
-    key = [config.jax_enable_x64]
+    key = [config._trace_context]
     for a in args:
         kind = type(a)
         if kind is Array:
@@ -307,8 +307,8 @@ def _leaf_signature(x):
     return type(x)
 
 
-def _infer_argnums_and_argnames(fun, argnums, argnames):
-    """As JAX: static arguments given one way only are also static when passed the other way (by the
+def _infer_argnums_and_argnames(fun, argnums, argnames, kind="static"):
+    """As JAX: static (or donated) arguments given one way only are also static when passed the other way (by the
     signature)."""
     import inspect
     nums, names = _as_tuple(argnums), _as_names(argnames)
@@ -320,7 +320,7 @@ def _infer_argnums_and_argnames(fun, argnums, argnames):
     if not any(p.kind == p.VAR_POSITIONAL for p in parameters):
         for i in nums:
             if not -len(positional) <= i < len(positional):
-                raise ValueError(f"Jitted function has static_argnums={nums}, but only accepts "
+                raise ValueError(f"Jitted function has {kind}_argnums={nums}, but only accepts "
                                  f"{len(positional)} positional arguments.")
     by_name = [p.kind == p.POSITIONAL_OR_KEYWORD for p in positional]
     if names and not nums:
@@ -356,9 +356,7 @@ def clear_caches():
     """Forgets every jitted function's traces and compiled calls, and the compiled modules kept in memory (the
     persistent cache stays), as ``jax.clear_caches``."""
     for jitted in list(_JITTED):
-        jitted._cache.clear()
-        jitted._flat_cache.clear()
-        jitted._nested.clear()
+        jitted.clear_cache()
     from irax.backends import iree
     iree._memory_cache.clear()
 
@@ -385,7 +383,11 @@ def named_scope(name: str):
     yield
 
 
-class JitWrapped:
+class Wrapped:
+    """What ``jit`` returns: a base class for ``isinstance`` checks, as ``jax.stages.Wrapped``."""
+
+
+class JitWrapped(Wrapped):
     """A jitted function: traced and compiled once per argument signature."""
 
     def __init__(self, fun, static_argnums=(), static_argnames=(), donate_argnums=(), donate_argnames=(),
@@ -394,8 +396,12 @@ class JitWrapped:
         self._fun = fun
         self._static_argnums, self._static_argnames = _infer_argnums_and_argnames(fun, static_argnums,
                                                                                   static_argnames)
-        self._donate_argnums = _as_tuple(donate_argnums)
-        self._donate_argnames = _as_names(donate_argnames)
+        self._donate_argnums, self._donate_argnames = _infer_argnums_and_argnames(fun, donate_argnums,
+                                                                                  donate_argnames, "donate")
+        both = set(self._static_argnames) & set(self._donate_argnames)
+        if both:
+            raise ValueError("static_argnames and donate_argnames cannot intersect. Argument names "
+                             f"{both} appear in both static_argnames and donate_argnames")
         self._cache = {}
         self._nested = weakref.WeakKeyDictionary()
         self._has_statics = bool(self._static_argnums or self._static_argnames)
@@ -415,7 +421,7 @@ class JitWrapped:
         else:
             statics = ()
         leaves, treedef = tree_util.tree_flatten((args, kwargs))
-        key = (treedef, tuple(map(_leaf_signature, leaves)), statics, config.jax_enable_x64)
+        key = (treedef, tuple(map(_leaf_signature, leaves)), statics, config._trace_context)
         return key, leaves, args, kwargs, statics
 
     def __call__(self, *args, **kwargs):
@@ -507,7 +513,7 @@ class JitWrapped:
         return traced.unflatten(outer.call(traced, operands))
 
     def lower(self, *args, **kwargs):
-        from .compiled import Lowered
+        from .stages import Lowered
         _, _, dargs, dkwargs, statics = self._key(args, kwargs)
         return Lowered(self._trace(dargs, dkwargs, statics, purpose="jit"))
 
@@ -515,8 +521,15 @@ class JitWrapped:
         return eval_shape(self._fun, *args, **kwargs)
 
     def trace(self, *args, **kwargs):
+        from .stages import Traced
         _, _, dargs, dkwargs, statics = self._key(args, kwargs)
-        return ClosedJaxpr(self._trace(dargs, dkwargs, statics, purpose="jit"))
+        return Traced(self._trace(dargs, dkwargs, statics, purpose="jit"))
+
+    def clear_cache(self):
+        """Forgets this function's traces and executables (the persistent compile cache keeps its entries)."""
+        self._cache.clear()
+        self._flat_cache.clear()
+        self._nested.clear()
 
 
 def staged(fun=None, *, static_argnums=(), static_argnames=()):

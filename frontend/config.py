@@ -23,6 +23,25 @@ def _cache_dir_from_env():
     return os.path.join(base, "irax")
 
 
+# The options whose values are one of a few (JAX's enum states, with its message for another value).
+_ENUMS = {
+    "jax_numpy_rank_promotion": ("allow", "warn", "raise"),
+    "jax_default_matmul_precision": (
+        None, "default", "high", "highest", "bfloat16", "tensorfloat32", "float32", "ANY_F8_ANY_F8_F32",
+        "ANY_F8_ANY_F8_F32_FAST_ACCUM", "ANY_F8_ANY_F8_ANY", "ANY_F8_ANY_F8_ANY_FAST_ACCUM", "F16_F16_F16",
+        "F16_F16_F32", "BF16_BF16_BF16", "BF16_BF16_F32", "BF16_BF16_F32_X3", "BF16_BF16_F32_X6",
+        "BF16_BF16_F32_X9", "TF32_TF32_F32", "TF32_TF32_F32_X3", "F32_F32_F32", "F64_F64_F64"),
+}
+
+
+def _check_enum(name, value):
+    allowed = _ENUMS.get(name)
+    if allowed is not None and value not in allowed:
+        values = [v for v in allowed if v is not None]
+        none = "None or " if None in allowed else ""
+        raise ValueError(f"new enum value must be {none}in {values}, got {value} of type {type(value)}.")
+
+
 class Config:
     """Holds option values; ``update(name, value)`` changes one and notifies listeners."""
 
@@ -35,6 +54,11 @@ class Config:
         self.jax_default_matmul_precision = None
         self.jax_disable_jit = False
         self._listeners: dict = {}
+        self._refresh_trace_context()
+
+    def _refresh_trace_context(self):
+        """What a trace depends on besides its arguments: part of every jit cache key, as JAX's trace context."""
+        self._trace_context = (self.jax_enable_x64, self.jax_numpy_rank_promotion)
 
     def _known(self):
         return sorted(k for k in vars(self) if not k.startswith("_"))
@@ -42,7 +66,9 @@ class Config:
     def update(self, name: str, value):
         if name.startswith("_") or name not in vars(self):
             raise AttributeError(f"Unrecognized config option: {name}. Known options: {', '.join(self._known())}")
+        _check_enum(name, value)
         setattr(self, name, value)
+        self._refresh_trace_context()
         for callback in self._listeners.get(name, ()):
             callback(value)
 
@@ -61,21 +87,40 @@ class Config:
 config = Config()
 
 
-@contextlib.contextmanager
-def _set_for_a_while(name: str, value):
-    old = getattr(config, name)
-    config.update(name, value)
-    try:
-        yield
-    finally:
-        config.update(name, old)
+class State:
+    """One option as JAX's ``jax.config`` states: ``.value`` reads it, calling it with a value sets it for a
+    ``with`` block (``with irax.enable_x64(True):``)."""
+
+    def __init__(self, name: str, default_on_call=None):
+        self._name = name
+        self._default_on_call = default_on_call
+
+    @property
+    def value(self):
+        return getattr(config, self._name)
+
+    @contextlib.contextmanager
+    def __call__(self, new_val=None):
+        if new_val is None:
+            new_val = self._default_on_call
+        _check_enum(self._name, new_val)
+        old = getattr(config, self._name)
+        config.update(self._name, new_val)
+        try:
+            yield
+        finally:
+            config.update(self._name, old)
+
+    def __repr__(self):
+        return f"<irax.config.State {self._name}={self.value!r}>"
 
 
-def enable_x64(new_val: bool = True):
-    """Temporarily turns 64-bit types on (or off), as ``jax.experimental.enable_x64``."""
-    return _set_for_a_while("jax_enable_x64", bool(new_val))
+enable_x64 = State("jax_enable_x64", True)
+numpy_rank_promotion = State("jax_numpy_rank_promotion")
+default_matmul_precision = State("jax_default_matmul_precision")
+log_compiles = State("irax_log_compiles", True)
 
 
 def disable_jit(disable: bool = True):
     """``jit`` calls its function directly (op by op, eagerly) while active, as ``jax.disable_jit``."""
-    return _set_for_a_while("jax_disable_jit", bool(disable))
+    return State("jax_disable_jit")(bool(disable))

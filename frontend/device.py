@@ -1,4 +1,4 @@
-"""``devices``, ``device_put``, ``device_get``, ``block_until_ready`` and ``effects_barrier``.
+"""``Device``, ``devices``, ``device_put``, ``device_get``, ``block_until_ready`` and ``effects_barrier``.
 
 The CPU is the default device; GPUs (CUDA, ROCm/HIP, Vulkan) are used where the program puts arrays on them with
 ``device_put``, as with JAX's committed arrays.
@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from irax.runtime.device import get_device
+from irax.runtime.device import Device, get_device
 
 from . import tree_util
 from .array import Array
@@ -55,6 +55,18 @@ def process_count(backend=None) -> int:
 
 def process_index(backend=None) -> int:
     return 0
+
+
+def process_indices(backend=None) -> list:
+    return [0]
+
+
+def copy_to_host_async(x):
+    """Starts copying every array leaf of ``x`` to the host (``jax.copy_to_host_async``); returns ``x``."""
+    for leaf in tree_util.tree_leaves(x):
+        if isinstance(leaf, Array):
+            leaf.copy_to_host_async()
+    return x
 
 
 def device_put(x, device=None, *, src=None, donate=False, may_alias=None):

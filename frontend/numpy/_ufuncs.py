@@ -386,7 +386,7 @@ def _concrete_index(x):
 def _power(x1, x2):
     x1, x2 = (as_operand(x) if isinstance(x, (np.ndarray, np.generic)) else x for x in (x1, x2))
     if np.ndim(x1) != np.ndim(x2) and np.ndim(x1) and np.ndim(x2):
-        x1, x2 = promote_shapes(x1, x2)  # not dtypes
+        x1, x2 = promote_shapes("power", x1, x2)  # not dtypes
     # (Python scalars stay as they are: JAX's lax.asarray(2) folds into a literal once converted.)
     x1_, x2_ = promote_args_numeric("power", x1, x2)
     if dtypes.issubdtype(x1_.dtype, np.integer) or x1_.dtype == np.bool_:

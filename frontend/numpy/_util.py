@@ -3,12 +3,14 @@ from __future__ import annotations
 
 import functools
 import operator
+import warnings
 
 import numpy as np
 
 from irax import dtypes, lax
 from irax.api import staged
 from irax.array import Array
+from irax.config import config
 from irax.core import Tracer
 from irax.lax._scalars import as_operand
 
@@ -80,9 +82,10 @@ def promote_dtypes_inexact(*args):
     return [convert(a, dtype, weak) for a in args]
 
 
-def promote_shapes(*args):
+def promote_shapes(fun_name, *args):
     """JAX's ``promote_shapes``: equal ranks (or one non-scalar rank) stay as they are; otherwise every
-    operand, scalars included, gets leading unit axes up to the result rank."""
+    operand, scalars included, gets leading unit axes up to the result rank (which ``jax_numpy_rank_promotion``
+    may warn about or refuse)."""
     if len(args) < 2:
         return [as_operand(a) for a in args]
     shapes = [np.shape(a) if not hasattr(a, "shape") else tuple(a.shape) for a in args]
@@ -90,8 +93,22 @@ def promote_shapes(*args):
         return [as_operand(a) for a in args]
     if len({len(s) for s in shapes if s}) < 2:
         return [as_operand(a) for a in args]
+    if config.jax_numpy_rank_promotion != "allow":
+        _rank_promotion_warning_or_error(fun_name, shapes)
     rank = len(np.broadcast_shapes(*shapes))
     return [broadcast_to_rank(a, rank) for a in args]
+
+
+def _rank_promotion_warning_or_error(fun_name, shapes):
+    shown = " ".join(map(str, shapes))
+    if config.jax_numpy_rank_promotion == "warn":
+        warnings.warn(f"Following NumPy automatic rank promotion for {fun_name} on shapes {shown}. Set the "
+                      "jax_numpy_rank_promotion config option to 'allow' to disable this warning; for more "
+                      "information, see https://docs.jax.dev/en/latest/rank_promotion_warning.html.")
+    else:
+        raise ValueError(f"Operands could not be broadcast together for {fun_name} on shapes {shown} and with the "
+                         "config option jax_numpy_rank_promotion='raise'. For more information, see "
+                         "https://docs.jax.dev/en/latest/rank_promotion_warning.html.")
 
 
 def broadcast_to_rank(x, rank):
@@ -179,12 +196,12 @@ def promote_args(name, *args):
     if len(args) == 1 and isinstance(args[0], (Array, Tracer)):
         return list(args)
     check_arraylike(name, *args)
-    return promote_shapes(*promote_dtypes(*args))
+    return promote_shapes(name, *promote_dtypes(*args))
 
 
 def promote_args_numeric(name, *args):
     check_arraylike(name, *args)
-    return promote_shapes(*promote_dtypes_numeric(*args))
+    return promote_shapes(name, *promote_dtypes_numeric(*args))
 
 
 def promote_args_inexact(name, *args):
@@ -193,7 +210,7 @@ def promote_args_inexact(name, *args):
     if len(args) == 1 and type(args[0]) is np.ndarray and args[0].dtype in _CANONICAL_INEXACT:
         return [as_operand(args[0])]  # eager ufuncs on NumPy arrays: nothing to promote
     check_arraylike(name, *args)
-    return promote_shapes(*promote_dtypes_inexact(*args))
+    return promote_shapes(name, *promote_dtypes_inexact(*args))
 
 
 def canonicalize_axis(axis, ndim):

@@ -1082,7 +1082,7 @@ def _promote_args_complex(name, *args):
     dtype, weak = dtypes.result_type(*args, return_weak_type_flag=True)
     dtype = to_inexact_dtype(dtype)
     complex_dtype = np.dtype(np.complex128 if dtype in (np.float64, np.complex128) else np.complex64)
-    return promote_shapes(*[convert(a, complex_dtype, weak) for a in args])
+    return promote_shapes(name, *[convert(a, complex_dtype, weak) for a in args])
 
 
 def wofz(z):
