@@ -13,6 +13,10 @@ from . import tree_util
 from .array import Array
 from .lax._scalars import as_operand
 
+__all__ = ["Device", "block_until_ready", "copy_to_host_async", "default_backend", "device_count", "device_get",
+           "device_put", "devices", "effects_barrier", "local_device_count", "local_devices", "print_environment_info",
+           "process_count", "process_index", "process_indices"]
+
 # JAX's platform names, and the IREE drivers that serve them (the first that starts).
 _PLATFORMS = {"cpu": ("local-sync",), "gpu": ("cuda", "hip", "vulkan"), "cuda": ("cuda",), "rocm": ("hip",),
               "vulkan": ("vulkan",), "metal": ("metal",)}
