@@ -14,7 +14,7 @@ from .config import config  # eager: importing the submodule later would bind it
 # Every public name and the module that defines it, imported on first use (PEP 562): ``import irax.runtime``
 # must not load the tracing frontend, so that a saved artifact runs where only the runtime is installed.
 _SUBMODULES = ("ad_checkpoint", "debug", "dtypes", "errors", "experimental", "export", "flatten_util", "image",
-               "lax", "nn", "numpy", "profiler", "random", "scipy", "stages", "test_util", "tree", "tree_util",
+               "lax", "nn", "numpy", "ops", "profiler", "random", "scipy", "stages", "test_util", "tree", "tree_util",
                "typing")
 _DEFINED_IN = {
     "ad_checkpoint": ("checkpoint", "checkpoint_policies", "remat"),

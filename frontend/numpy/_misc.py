@@ -4,6 +4,8 @@ JAX's primitives in JAX's order. A result whose size depends on values (``nonzer
 outside a trace, as in JAX."""
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 
 from irax import errors, lax
@@ -30,7 +32,7 @@ def _concrete_size(value, context):
         raise errors.ConcretizationTypeError(
             f"Abstract tracer value encountered where concrete value is expected: {value._describe()}\n"
             f"{context}{value._context_message()}\n")
-    return int(value)
+    return operator.index(value)
 
 
 def nonzero(a, *, size=None, fill_value=None):
