@@ -4,7 +4,6 @@ import numpy as np
 import pytest
 
 import irax
-import irax.numpy as jnp
 
 jax = pytest.importorskip("jax")
 
