@@ -6,6 +6,8 @@ import math
 
 import numpy as np
 
+from .shapes import issubdtype
+
 
 def tile(name, avals_in, *, reps):
     """JAX's ``_tile_abstract_eval``: each axis times its repetitions."""
@@ -77,7 +79,7 @@ def approx_top_k(name, avals_in, *, k, reduction_dimension, recall_target, is_ma
     dims = list(x.shape)
     if dims[reduction_dimension] < k:
         raise ValueError(f"k must be smaller than the size of reduction_dim {dims[reduction_dimension]}, got {k}")
-    if not np.issubdtype(x.dtype, np.floating):
+    if not issubdtype(x.dtype, np.floating):
         raise ValueError("operand must be a floating type")
     dims[reduction_dimension] = approx_top_k_output_size(dims[reduction_dimension], x.ndim, k, recall_target,
                                                          aggregate_to_topk, reduction_input_size_override)

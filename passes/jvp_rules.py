@@ -13,6 +13,7 @@ import numpy as np
 from . import ad_util as U
 from .builder import Builder, aval
 from irax.ir.jaxpr_view import num_consts
+from irax.ir.shapes import issubdtype
 
 from .funcs import lookup
 from .jvp import JVP_RULES, add_tangents, deflinear, defjvp, defjvp2, defjvp_zero, instantiate, jvp_function
@@ -173,7 +174,7 @@ JVP_RULES["broadcast_in_dim"] = _broadcast_in_dim_jvp
 
 
 def _convert_element_type_jvp(b, g, ans, operand, *, new_dtype, weak_type):
-    if not np.issubdtype(new_dtype, np.inexact):
+    if not issubdtype(new_dtype, np.inexact):  # bfloat16 included: its tangent was dropped
         return None
     return b.convert_element_type(g, new_dtype=new_dtype, weak_type=weak_type)
 

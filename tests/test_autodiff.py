@@ -940,3 +940,26 @@ def test_float0_results_come_out_of_jit_as_in_jax():
     out, tangent = irax.jit(lambda x: irax.jvp(lambda v: inp.argmax(v), (x,), (x,)))(x)
     assert int(out) == 0 and tangent.dtype == irax.dtypes.float0
     assert "dtype=float0" in repr(irax.eval_shape(irax.grad(f, argnums=(0, 1), allow_int=True), 1.0, 2)[1])
+
+
+@needs_jax
+def test_bfloat16_mixed_precision_gradients():
+    """A gradient through a cast to bfloat16 was zero, eagerly and under jit: the convert's JVP rule took
+    bfloat16 (an ml_dtypes type) for a dtype without tangents. So were bfloat16 maxima's reduce identities."""
+    rng = np.random.default_rng(0)
+    w = rng.normal(size=(8, 4)).astype(np.float32)
+    x = rng.normal(size=(16, 8)).astype(np.float32)
+
+    def loss(np_module):
+        bf16 = np_module.bfloat16
+        return lambda w: np_module.mean(((x.astype(bf16) @ w.astype(bf16)).astype(np.float32)) ** 2)
+    expected = np.asarray(jax.grad(loss(jax_jnp))(w))
+    assert np.abs(expected).max() > 0.1
+    for grad in (irax.grad(loss(inp)), irax.jit(irax.grad(loss(inp)))):
+        np.testing.assert_allclose(np.asarray(grad(w)), expected, rtol=2e-2, atol=2e-3)
+    xs = np.array([-3, -1, -2], np.float32)
+
+    def reduce_max(lib, np_module):
+        return lambda x: lib.lax.reduce(x.astype(np_module.bfloat16), -np.inf, lib.lax.max, (0,))
+    assert str(irax.make_jaxpr(reduce_max(irax, inp))(xs)) == str(jax.make_jaxpr(reduce_max(jax, jax_jnp))(xs))
+    np.testing.assert_array_equal(inp.i0(xs.astype(inp.bfloat16)), jax_jnp.i0(xs.astype(jax_jnp.bfloat16)))

@@ -133,13 +133,13 @@ def broadcast_like(arr, like_arr):
 
 
 def _max_identity(dtype):
-    if np.issubdtype(dtype, np.inexact):
+    if dtypes.issubdtype(dtype, np.inexact):
         return np.array(-np.inf, dtype)
     return np.array(np.iinfo(dtype).min if np.issubdtype(dtype, np.integer) else False, dtype)
 
 
 def _min_identity(dtype):
-    if np.issubdtype(dtype, np.inexact):
+    if dtypes.issubdtype(dtype, np.inexact):
         return np.array(np.inf, dtype)
     return np.array(np.iinfo(dtype).max if np.issubdtype(dtype, np.integer) else True, dtype)
 

@@ -21,7 +21,7 @@ def scalar_like(value, dtype, weak=True) -> Array:
     with np.errstate(all="ignore"):
         array = np.array(value, dtype=dtype)
     out = Array._from_host(array, ShapedArray((), dtype, weak and dtype != np.bool_))
-    if weak and type(value) in (float, complex) and np.issubdtype(dtype, np.inexact):
+    if weak and type(value) in (float, complex) and dtypes.issubdtype(dtype, np.inexact):
         out._python_value = value
     return out
 

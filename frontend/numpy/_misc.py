@@ -8,7 +8,7 @@ import operator
 
 import numpy as np
 
-from irax import errors, lax
+from irax import dtypes, errors, lax
 from irax.api import staged
 from irax.batching import vmap
 from irax.core import Tracer
@@ -266,7 +266,7 @@ def _i0_jvp(primals, tangents):
 def i0(x):
     """The modified Bessel function of the first kind, order 0 (real floating x)."""
     x_arr, = promote_args_inexact("i0", x)
-    if not np.issubdtype(x_arr.dtype, np.floating):
+    if not dtypes.issubdtype(x_arr.dtype, np.floating):
         raise ValueError(f"Unsupported input type to jax.numpy.i0: {x_arr.dtype}")
     return _i0(x_arr)
 
