@@ -98,6 +98,12 @@ def _while(ctx, *operands, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
     cond.finish([cond.any(cond.args[0])] if batched else [cond.args[0]])
     body = _Region(ctx, op.regions[1], types)
     entry_pred, carry = body.args[0], body.args[1:]
+    if not batched and _unread_args(ctx.symbols, body_jaxpr, len(carry)):
+        # a carry the body never reads (only the predicate or the results do) goes through a barrier with the
+        # whole state, the carried predicate (read below) keeping it alive: once canonicalization drops the unused
+        # block argument, IREE's stream conversion of the scf.while crashes the process (in ScfWhileOpConversion)
+        state = [entry_pred] + list(carry)
+        entry_pred, *carry = body.emit("stablehlo.optimization_barrier", state, [v.type for v in state])
     pred = entry_pred
     if mapped:
         outs = _mapped_trip(ctx, body, cond_jaxpr, body_jaxpr, [entry_pred] + list(carry), cond_consts, body_consts)
@@ -213,6 +219,13 @@ def _has_while(func) -> bool:
         return ir.WalkResult.ADVANCE
     func.operation.walk(visit)
     return found
+
+
+def _unread_args(symbols, name, n) -> list:
+    """The first ``n`` arguments of function ``name`` that nothing in it reads but calls (which inlining may
+    show to drop them too)."""
+    args = list(symbols[name].regions[0].blocks[0].arguments)[:n]
+    return [i for i, arg in enumerate(args) if all(u.owner.name == "func.call" for u in arg.uses)]
 
 
 def _call(emit, symbols, name, operands):

@@ -553,3 +553,43 @@ def test_scalar_while_loops_run_their_trips_in_one_map_each():
         for got, want in zip(irax.jit(fn)(*args), fn(*args)):
             assert got.dtype == want.dtype
             np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-5)  # FMA over 170 steps
+
+
+_UNREAD_CARRY_LOOPS = '''
+import sys, pickle
+import numpy as np
+lib = __import__(sys.argv[1])
+lax, jnp = lib.lax, lib.numpy
+x = np.ones(2, np.float32)
+loops = {
+    "flag": lambda: lax.while_loop(lambda c: c[1], lambda c: (c[0] * 0.5, jnp.all(c[0] > 0.1)), (x, True)),
+    "last-value": lambda: lax.while_loop(lambda c: c[0] < 5, lambda c: (c[0] + 1, c[2] * 2, c[2]), (0, x, x + 1)),
+    "overwritten": lambda: lax.while_loop(lambda c: c[0] < 5, lambda c: (c[0] + 1, x * c[0]), (0, x)),
+    "scalars": lambda: lax.while_loop(lambda c: c[0] < 5, lambda c: (c[0] + 1, c[0] * 2), (0, 0)),
+    "dynamic-fori": lambda: lax.fori_loop(0, jnp.int32(4), lambda i, c: (c[0] + i, x * i), (0, x)),
+    "batched": lambda: lib.vmap(lambda n: lax.while_loop(lambda c: c[0] < n, lambda c: (c[0] + 1, c[0] * 2.0),
+                                                         (0, 0.0)))(jnp.arange(3)),
+}
+out = {name: [np.asarray(v) for v in lib.tree_util.tree_leaves(lib.jit(f)())] for name, f in loops.items()}
+sys.stdout.buffer.write(pickle.dumps(out))
+'''
+
+
+@needs_jax
+def test_loops_with_carries_the_body_does_not_read():
+    """A while loop one of whose carries the body never reads (a convergence flag read only by the predicate, a
+    value overwritten each step) crashed the process in IREE's compiler (segfault or LLVM out of memory). Run in
+    a child process, so that a regression fails this test instead of the test worker."""
+    import pickle
+    import subprocess
+    import sys
+
+    def run(lib):
+        done = subprocess.run([sys.executable, "-c", _UNREAD_CARRY_LOOPS, lib], capture_output=True, timeout=600)
+        assert done.returncode == 0, done.stderr.decode()[-2000:]
+        return pickle.loads(done.stdout)
+    ours, theirs = run("irax"), run("jax")
+    assert ours.keys() == theirs.keys()
+    for name in theirs:
+        for a, b in zip(ours[name], theirs[name]):
+            np.testing.assert_allclose(a, b, err_msg=name)
