@@ -147,3 +147,30 @@ def test_key_text_is_the_module_printed_without_locations():
     with scope():
         plain = ir.Module.parse(text).operation.get_asm(enable_debug_info=False)
     assert iree._LOCATION.sub("", text) == plain
+
+
+def test_a_crash_of_the_compiler_raises_and_the_next_compile_works(cache, monkeypatch):
+    """IREE's compiler runs in a worker process: when it dies mid-compile (killed here, as a segfault would end
+    it) the caller gets a CompileError naming the signal, and the next compile starts a new worker."""
+    import signal
+    import threading
+
+    from irax.ir.errors import CompileError
+    worker = iree._Worker()
+    monkeypatch.setattr(iree, "_worker", worker)
+
+    def kill_when_started():
+        while worker._process is None:
+            time.sleep(0.005)
+        worker._process.send_signal(signal.SIGKILL)
+    killer = threading.Thread(target=kill_when_started)
+    killer.start()
+    with pytest.raises(CompileError, match="IREE's compiler crashed compiling the module \\(killed by SIGKILL\\)"):
+        _compile(17.0)
+    killer.join()
+    try:
+        np.testing.assert_allclose(_compile(17.0), 18.0)
+        with pytest.raises(CompileError, match="option not found: bogus-flag"):
+            iree._compile("func.func @main() {\n  return\n}", ("--bogus-flag",))
+    finally:
+        worker.close()
