@@ -98,12 +98,15 @@ def _while(ctx, *operands, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
     cond.finish([cond.any(cond.args[0])] if batched else [cond.args[0]])
     body = _Region(ctx, op.regions[1], types)
     entry_pred, carry = body.args[0], body.args[1:]
-    if not batched and _unread_args(ctx.symbols, body_jaxpr, len(carry)):
+    unread = _unread_args(ctx.symbols, body_jaxpr, len(carry)) if not batched else []
+    if unread:
         # a carry the body never reads (only the predicate or the results do) goes through a barrier with the
-        # whole state, the carried predicate (read below) keeping it alive: once canonicalization drops the unused
-        # block argument, IREE's stream conversion of the scf.while crashes the process (in ScfWhileOpConversion)
-        state = [entry_pred] + list(carry)
-        entry_pred, *carry = body.emit("stablehlo.optimization_barrier", state, [v.type for v in state])
+        # others, which keep it alive: once canonicalization drops the unused block argument, IREE's stream
+        # conversion of the scf.while crashes the process (in ScfWhileOpConversion). The carried predicate joins
+        # only when the body reads no carry: in the barrier, it made IREE leave an integer carry uninitialized.
+        state = list(carry) if len(unread) < len(carry) else [entry_pred] + list(carry)
+        kept = list(body.emit("stablehlo.optimization_barrier", state, [v.type for v in state]))
+        entry_pred, carry = (entry_pred, kept) if len(state) == len(carry) else (kept[0], kept[1:])
     pred = entry_pred
     if mapped:
         outs = _mapped_trip(ctx, body, cond_jaxpr, body_jaxpr, [entry_pred] + list(carry), cond_consts, body_consts)

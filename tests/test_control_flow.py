@@ -569,8 +569,14 @@ loops = {
     "dynamic-fori": lambda: lax.fori_loop(0, jnp.int32(4), lambda i, c: (c[0] + i, x * i), (0, x)),
     "batched": lambda: lib.vmap(lambda n: lax.while_loop(lambda c: c[0] < n, lambda c: (c[0] + 1, c[0] * 2.0),
                                                          (0, 0.0)))(jnp.arange(3)),
+    "counter": lambda: lax.while_loop(lambda c: (c[0] < 30) & ~c[2],
+                                      lambda c: (c[0] + 1, c[1] * .5, jnp.sum(c[1] * .5) < 1e-5),
+                                      (0, x, jnp.array(False))),
 }
-out = {name: [np.asarray(v) for v in lib.tree_util.tree_leaves(lib.jit(f)())] for name, f in loops.items()}
+out = {}
+for name, f in loops.items():
+    lib.jit(lambda v: jnp.sum(v) * 0 + 0.3)(x)  # leaves a float in memory a loop might read uninitialized
+    out[name] = [np.asarray(v) for v in lib.tree_util.tree_leaves(lib.jit(f)())]
 sys.stdout.buffer.write(pickle.dumps(out))
 '''
 
@@ -578,8 +584,9 @@ sys.stdout.buffer.write(pickle.dumps(out))
 @needs_jax
 def test_loops_with_carries_the_body_does_not_read():
     """A while loop one of whose carries the body never reads (a convergence flag read only by the predicate, a
-    value overwritten each step) crashed the process in IREE's compiler (segfault or LLVM out of memory). Run in
-    a child process, so that a regression fails this test instead of the test worker."""
+    value overwritten each step) crashed the process in IREE's compiler (segfault or LLVM out of memory); a first
+    workaround left an integer carry uninitialized ("counter" read a float's bits). Run in a child process, so
+    that a regression fails this test instead of the test worker."""
     import pickle
     import subprocess
     import sys
