@@ -26,7 +26,7 @@ def guard_constant_reductions(module):
                 reductions.append(op)
             return ir.WalkResult.ADVANCE
         func.operation.walk(visit)
-        constant = _ConstantExpressions()
+        constant = ConstantExpressions()
         for op in reductions:
             inputs = list(op.operands)[:len(op.operands) // 2]  # then one init value per input
             for i, value in enumerate(inputs):
@@ -36,7 +36,7 @@ def guard_constant_reductions(module):
                     op.operands[i] = barrier.result
 
 
-class _ConstantExpressions:
+class ConstantExpressions:
     """Whether a value is computed from constants alone, by ops without regions (memoized)."""
 
     def __init__(self):

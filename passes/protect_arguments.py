@@ -1,4 +1,4 @@
-"""Copies the arguments that IREE would otherwise overwrite.
+"""Copies the arguments (and shared constants) that IREE would otherwise overwrite.
 
 IREE 3.13 lowers ``stablehlo.sort`` and a ``stablehlo.dynamic_update_slice`` at constant offsets to ops that
 write into their operand's buffer, and when that operand is an argument of the program (directly, through a
@@ -19,6 +19,7 @@ from irax.ir.params import dense_attr
 from irax.ir.mlir import ir
 
 from . import funcs
+from .guard_constant_reductions import ConstantExpressions
 
 # Ops that may update their operand's buffer in place, with the positions of those operands (None: all).
 _IN_PLACE = {"stablehlo.sort": None, "stablehlo.dynamic_update_slice": (0,)}
@@ -36,8 +37,10 @@ def protect_arguments(module):
         for op in _walk(func):
             if op.name == "func.call":
                 calls.setdefault(ir.FlatSymbolRefAttr(op.attributes["callee"]).value, []).append(op)
-            positions = _IN_PLACE.get(op.name, ())
-            targets += [v for i, v in enumerate(op.operands) if positions is None or i in positions]
+            if op.name in _IN_PLACE:
+                positions = _IN_PLACE[op.name]
+                _copy_constant_operands(op, positions)
+                targets += [v for i, v in enumerate(op.operands) if positions is None or i in positions]
     if not targets:
         return
     reached = _Reach(table, calls)
@@ -117,29 +120,57 @@ def _donated(func, index):
 
 
 def _copy_at_entry(func, args):
-    """``select(barrier(true), x, 0)`` for each argument ``x``, on its bits for floats: IREE computes a bfloat16
-    select in float32, which would change a NaN's sign and payload."""
-    block = func.regions[0].blocks[0]
-    ip = ir.InsertionPoint.at_block_begin(block)
-    loc = ir.Location.unknown()
-
-    def emit(name, operands, result_type, attributes=None):
-        return ir.Operation.create(name, results=[result_type], operands=operands, attributes=attributes or {},
-                                   loc=loc, ip=ip).result
-    pred_type = tensor_type((), np.dtype(np.bool_))
-    pred = emit("stablehlo.optimization_barrier", [
-        emit("stablehlo.constant", [], pred_type, {"value": dense_attr(np.array(True), pred_type)})], pred_type)
+    """A copy of each argument at the top of ``func``, which its uses read instead."""
+    ip = ir.InsertionPoint.at_block_begin(func.regions[0].blocks[0])
+    pred = _true(ip)
     for arg in args:
-        aval = aval_of_type(arg.type)
-        bits = np.dtype(f"uint{8 * aval.dtype.itemsize}") if aval.dtype.kind == "f" or aval.dtype == bfloat16 \
-            else aval.dtype
-        bits_type = tensor_type(aval.shape, bits)
-        x = arg if bits == aval.dtype else emit("stablehlo.bitcast_convert", [arg], bits_type)
-        scalar_type = tensor_type((), bits)
-        zeros = emit("stablehlo.broadcast_in_dim", [
-            emit("stablehlo.constant", [], scalar_type, {"value": dense_attr(np.zeros((), bits), scalar_type)})],
-            bits_type, {"broadcast_dimensions": ir.DenseI64ArrayAttr.get([])})
-        copy = emit("stablehlo.select", [pred, x, zeros], bits_type)
-        if bits != aval.dtype:
-            copy = emit("stablehlo.bitcast_convert", [copy], arg.type)
-        arg.replace_all_uses_except(copy, (copy.owner if bits == aval.dtype else x.owner).operation)
+        copy = _copy(arg, pred, ip)
+        arg.replace_all_uses_except(copy, _first_use_in_copy(arg, copy))
+
+
+def _copy_constant_operands(op, positions):
+    """Sorts a copy of each operand computed from constants alone that something else reads too: IREE sorted
+    the shared constant in place, under the other reader (a sort by a broadcast ``iota`` that is also added to)."""
+    constant = ConstantExpressions()
+    for i, value in enumerate(list(op.operands)):
+        if (positions is None or i in positions) and constant(value) and _uses(value) > 1:
+            ip = ir.InsertionPoint(op)
+            op.operands[i] = _copy(value, _true(ip), ip)
+
+
+def _uses(value) -> int:
+    return sum(1 for _ in value.uses)
+
+
+def _true(ip):
+    pred_type = tensor_type((), np.dtype(np.bool_))
+    return _emit(ip, "stablehlo.optimization_barrier", [
+        _emit(ip, "stablehlo.constant", [], pred_type, {"value": dense_attr(np.array(True), pred_type)})], pred_type)
+
+
+def _emit(ip, name, operands, result_type, attributes=None):
+    return ir.Operation.create(name, results=[result_type], operands=operands, attributes=attributes or {},
+                               loc=ir.Location.unknown(), ip=ip).result
+
+
+def _copy(x, pred, ip):
+    """``select(pred, x, 0)`` with ``pred`` true behind a barrier, on the bits for floats: IREE computes a
+    bfloat16 select in float32, which would change a NaN's sign and payload."""
+    aval = aval_of_type(x.type)
+    bits = np.dtype(f"uint{8 * aval.dtype.itemsize}") if aval.dtype.kind == "f" or aval.dtype == bfloat16 \
+        else aval.dtype
+    bits_type = tensor_type(aval.shape, bits)
+    source = x if bits == aval.dtype else _emit(ip, "stablehlo.bitcast_convert", [x], bits_type)
+    scalar_type = tensor_type((), bits)
+    zeros = _emit(ip, "stablehlo.broadcast_in_dim", [
+        _emit(ip, "stablehlo.constant", [], scalar_type, {"value": dense_attr(np.zeros((), bits), scalar_type)})],
+        bits_type, {"broadcast_dimensions": ir.DenseI64ArrayAttr.get([])})
+    copy = _emit(ip, "stablehlo.select", [pred, source, zeros], bits_type)
+    return copy if bits == aval.dtype else _emit(ip, "stablehlo.bitcast_convert", [copy], x.type)
+
+
+def _first_use_in_copy(x, copy):
+    """The op of ``copy``'s chain that reads ``x`` (the bitcast for floats, else the select)."""
+    select = copy if copy.owner.operation.name == "stablehlo.select" else copy.owner.operation.operands[0]
+    reader = select.owner.operation.operands[1]
+    return (reader.owner if reader != x else select.owner).operation

@@ -69,3 +69,14 @@ def test_donated_argument_may_be_sorted_in_place():
 def test_programs_without_in_place_ops_get_no_copy():
     assert "optimization_barrier" not in irax.jit(lambda x: jnp.cumsum(x) + 1).lower(X).as_text()
     assert "optimization_barrier" in irax.jit(jnp.sort).lower(X).as_text()
+
+
+def test_a_shared_constant_is_not_sorted_under_its_other_reader():
+    """A sort by a broadcast iota that is also read elsewhere: IREE sorted the constant in place, so the sort
+    gave [0, 0, 0] and the other reader the sorted values."""
+    def f(x):
+        i = jnp.broadcast_to(jnp.arange(3, dtype=np.int32), (1, 3))
+        return lax.sort((x, i), dimension=1, num_keys=1)[1], i + 0
+    x = np.array([[3.0, 1.0, 2.0]], np.float32)
+    for got, expected in zip(irax.jit(f)(x), ([[1, 2, 0]], [[0, 1, 2]])):
+        np.testing.assert_array_equal(got, expected)
