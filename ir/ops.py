@@ -119,8 +119,9 @@ for _name in ("asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh")
     declare(_name, 1, S.nary(INEXACT), doc=f"Elementwise {_name}.")
 for _name in ("floor", "ceil", "erf", "erfc", "erf_inv", "lgamma", "digamma", "cbrt"):
     declare(_name, 1, S.nary(FLOAT), doc=f"Elementwise {_name}.")
-for _name in ("neg", "sign", "square", "stop_gradient"):
+for _name in ("neg", "sign", "square"):
     declare(_name, 1, S.nary(NUMBER), doc=f"Elementwise {_name}.")
+declare("stop_gradient", 1, S.nary(ANY), doc="Identity whose derivative is zero (booleans too, as JAX's).")
 declare("abs", 1, S.nary((np.inexact, np.signedinteger), S.real_dtype),
         doc="Elementwise absolute value (real result for complex).")
 declare("round", 1, S.nary(FLOAT), Param("rounding_method", P.INT),

@@ -118,3 +118,15 @@ def test_i0_reverse_mode():
     """i0's custom JVP rule applies a jit (where) to tangents: linearize splits that call by its unknown operands."""
     x = np.array([-3., 0., 0.5, 9.], np.float32)
     _same(irax.grad(lambda v: inp.i0(v).sum())(x), jax.grad(lambda v: jnp.i0(v).sum())(x))
+
+
+@pytest.mark.parametrize("name", ["int", "float", "bool", "complex", "np-scalar", "0d-array", "0d-Array", "list",
+                                  "None", "object", "str", "function", "1d-array", "tuple", "slice"])
+def test_isscalar_matches_jax(name):
+    """Objects that are not array-like are not scalars (irax said True for None, functions, objects)."""
+    values = {"int": 1, "float": 1.0, "bool": True, "complex": 1j, "np-scalar": np.float32(1), "0d-array": np.array(1),
+              "0d-Array": "array", "list": [1], "None": None, "object": object, "str": "a", "function": len,
+              "1d-array": np.array([1]), "tuple": (), "slice": slice(10)}
+    value = values[name]
+    ours, theirs = (inp.array(1), jax.numpy.array(1)) if value == "array" else (value, value)
+    assert inp.isscalar(ours) == jax.numpy.isscalar(theirs)

@@ -142,7 +142,7 @@ def _jitted(dist, names):
 
 
 def test_module_contents_match_jax():
-    assert set(istats.__all__) == set(CASES) | {"norm"}
+    assert set(istats.__all__) >= set(CASES) | {"norm"}  # the others: test_scipy_stats_more.py
     for dist in CASES:
         module = getattr(istats, dist)
         assert sorted(module.__all__) == FUNCTIONS[dist]

@@ -255,3 +255,16 @@ def test_batched_predicate_keeps_finished_examples():
     np.testing.assert_array_equal(np.asarray(out[0]), [0, 1, 4])
     np.testing.assert_array_equal(np.asarray(out[1]), [1.0, 2.0, 16.0])
 
+
+
+@needs_jax
+def test_batched_predicate_cond_of_booleans():
+    """A cond with a batched predicate selects its operands against their stop_gradient, which refused bool
+    operands (JAX's takes every dtype)."""
+    flags = np.array([True, False, True])
+
+    def f(lib, np_module):
+        return lib.vmap(lambda p, x: lib.lax.cond(p, lambda x: x, np_module.logical_not, x))
+    np.testing.assert_array_equal(f(irax, inp)(flags, flags), f(jax, jax.numpy)(flags, flags))
+    np.testing.assert_array_equal(irax.jit(f(irax, inp))(flags, flags), f(jax, jax.numpy)(flags, flags))
+    assert str(irax.make_jaxpr(ilax.stop_gradient)(flags)) == str(jax.make_jaxpr(jax.lax.stop_gradient)(flags))

@@ -4,6 +4,8 @@ from __future__ import annotations
 import numpy as np
 
 from irax import dtypes, lax
+from irax.array import Array
+from irax.core import Tracer
 
 from ._creation import asarray
 from ._reductions import all
@@ -12,7 +14,14 @@ from ._util import check_arraylike, convert_element_type, promote_args, promote_
 
 
 def isscalar(element):
-    return np.ndim(element) == 0 if not hasattr(element, "ndim") else element.ndim == 0
+    """Python and NumPy scalars, and arrays of no dimensions; not other objects (``None``, lists, functions)."""
+    if np.isscalar(element):
+        return True
+    if isinstance(element, (np.ndarray, Array, Tracer)):
+        return element.ndim == 0
+    if getattr(element, "__jax_array__", None) is not None:
+        return np.ndim(element.__jax_array__()) == 0
+    return False
 
 
 @staged_as("allclose", static_argnames=("equal_nan",))
