@@ -129,17 +129,14 @@ def _copy_at_entry(func, args):
 
 
 def _copy_constant_operands(op, positions):
-    """Sorts a copy of each operand computed from constants alone that something else reads too: IREE sorted
-    the shared constant in place, under the other reader (a sort by a broadcast ``iota`` that is also added to)."""
+    """Sorts a copy of each operand computed from constants alone: IREE sorted such a constant in place under
+    its other readers, and under those of equal constant expressions it merged with it (a sort by a broadcast
+    ``iota`` that is also added to, or that ``argmax`` computes again)."""
     constant = ConstantExpressions()
     for i, value in enumerate(list(op.operands)):
-        if (positions is None or i in positions) and constant(value) and _uses(value) > 1:
+        if (positions is None or i in positions) and constant(value):
             ip = ir.InsertionPoint(op)
             op.operands[i] = _copy(value, _true(ip), ip)
-
-
-def _uses(value) -> int:
-    return sum(1 for _ in value.uses)
 
 
 def _true(ip):
