@@ -1,0 +1,4 @@
+"""``irax.scipy.spatial``: JAX's ``jax.scipy.spatial`` on irax."""
+from . import transform
+
+__all__ = ["transform"]
