@@ -1,7 +1,8 @@
 """``irax.lax.linalg`` (``jax.lax.linalg``): the decompositions ``cholesky``, ``lu``, ``eigh``, ``svd`` and ``qr``
 and ``triangular_solve``,
 binding the primitives with JAX 0.10's names and parameters, and JAX's wrappers around them (symmetrizing,
-masking a triangle, vector right-hand sides) so that ``make_jaxpr`` prints JAX's text."""
+masking a triangle, vector right-hand sides) so that ``make_jaxpr`` prints JAX's text; and ``qdwh``, JAX's polar
+decomposition written on ``qr`` and ``cholesky``."""
 from __future__ import annotations
 
 import enum
@@ -14,8 +15,8 @@ from irax.core import bind, bind1
 from . import add, broadcast, broadcasted_iota, conj, div, expand_dims, full_like, ge, select, squeeze, transpose
 from ._scalars import as_operand
 
-__all__ = ["EigImplementation", "EighImplementation", "SvdAlgorithm", "cholesky", "eig", "eigh", "lu", "qr", "svd",
-           "triangular_solve"]
+__all__ = ["EigImplementation", "EighImplementation", "SvdAlgorithm", "cholesky", "eig", "eigh", "lu", "qdwh", "qr",
+           "svd", "triangular_solve"]
 
 
 def _T(x):
@@ -140,3 +141,26 @@ def qr(x, *, pivoting: bool = False, full_matrices: bool = True, use_magma: bool
     q, r = bind("qr", as_operand(x), pivoting=bool(pivoting), full_matrices=bool(full_matrices),
                 use_magma=use_magma)
     return q, r
+
+
+def qdwh(x, *, is_hermitian: bool = False, max_iterations: int | None = None, eps: float | None = None,
+         dynamic_shape: tuple[int, int] | None = None):
+    """The polar decomposition ``x = u h`` of a full-rank ``M x N`` matrix (``M >= N``) by QDWH (QR-based
+    dynamically weighted Halley iteration), which needs QR and Cholesky factorizations but no inverse.
+
+    Args:
+      x: the matrix, possibly padded from its true shape ``dynamic_shape`` ``(m, n)``.
+      is_hermitian: unused (JAX keeps it for compatibility).
+      max_iterations: at most this many iterations (default 10).
+      eps: the iterates stop when ``|x_k - x_{k-1}| < |x_k| (4 eps)^(1/3)`` (default: the dtype's epsilon).
+      dynamic_shape: the unpadded shape ``(m, n)``, or None.
+
+    Returns:
+      ``(u, h, num_iters, is_converged)``: the unitary and Hermitian factors, the number of iterations taken and
+      whether they converged within ``max_iterations``.
+
+    Raises:
+      ValueError: if ``M < N``.
+    """
+    from ._qdwh import qdwh as staged  # built on irax.numpy, which imports this module
+    return staged(x, is_hermitian=is_hermitian, max_iterations=max_iterations, eps=eps, dynamic_shape=dynamic_shape)

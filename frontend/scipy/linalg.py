@@ -3,25 +3,35 @@
 (``jit[name=_solve_triangular]``).
 
 JAX's ``lu_solve`` turns the pivots into a permutation with the ``lu_pivots_to_permutation`` primitive; here that
-is a ``fori_loop`` of swaps (the same permutation, a different jaxpr).
+is a ``fori_loop`` of swaps (the same permutation, a different jaxpr). Likewise ``qr_multiply`` multiplies by the
+``Q`` of ``qr`` where JAX applies ``geqrf``'s reflectors with ``ormqr``.
+
+Not here, for want of a primitive: ``schur``, ``hessenberg``, and ``sqrtm``, ``funm`` and ``solve_sylvester``,
+which start from a Schur form.
 """
 from __future__ import annotations
 
+import functools
+import math
+import operator
 import warnings
 
 import numpy as np
 
 import irax
-from irax import lax
+from irax import dtypes, lax
 from irax import numpy as jnp
 from irax.lax import linalg as lax_linalg
 from irax.lax._linalg_solve import _lu_solve
 from irax.numpy import linalg as jnp_linalg
-from irax.numpy._util import promote_dtypes_inexact, staged_as
+from irax.numpy._util import check_arraylike, promote_args_inexact, promote_dtypes, promote_dtypes_inexact, staged_as
+from irax.scipy.fft import _promote_dtypes_complex as promote_dtypes_complex
+from irax.scipy.special import comb
 
-__all__ = ["block_diag", "cho_factor", "cho_solve", "cholesky", "circulant", "det", "eigh", "expm", "fiedler",
-           "hankel", "hilbert", "inv", "lu", "lu_factor", "lu_solve", "qr", "solve", "solve_triangular", "svd",
-           "toeplitz"]
+__all__ = ["block_diag", "cho_factor", "cho_solve", "cholesky", "circulant", "companion", "convolution_matrix", "det",
+           "dft", "eigh", "eigh_tridiagonal", "expm", "expm_frechet", "fiedler", "fiedler_companion", "hadamard",
+           "hankel", "helmert", "hilbert", "inv", "invhilbert", "invpascal", "leslie", "lu", "lu_factor", "lu_solve",
+           "pascal", "polar", "qr", "qr_multiply", "rsf2csf", "solve", "solve_triangular", "svd", "toeplitz"]
 
 
 def _batched_1d(name, a, b):
@@ -416,3 +426,505 @@ def fiedler(a):
 def hilbert(n):
     a = lax.broadcasted_iota(float, (n, 1), 0)
     return 1 / (a + a.T + 1)
+
+
+def leslie(f, s):
+    """The Leslie matrix: fecundities ``f`` as its first row, survival rates ``s`` on its first subdiagonal."""
+    check_arraylike("leslie", f, s)
+    f_arr = jnp.atleast_1d(f)
+    s_arr = jnp.atleast_1d(s)
+    if f_arr.shape[-1] < 2:
+        raise ValueError(f"The length of f along the last axis must be at least 2; got shape {f_arr.shape}.")
+    if s_arr.shape[-1] != f_arr.shape[-1] - 1:
+        raise ValueError("Incorrect lengths for f and s. The length of s along the last axis must be one less than "
+                         f"the length of f; got f shape {f_arr.shape} and s shape {s_arr.shape}.")
+    return _leslie(f_arr, s_arr)
+
+
+@functools.partial(jnp.vectorize, signature="(n),(m)->(n,n)")
+def _leslie(f, s):
+    f, s = promote_dtypes(f, s)
+    return jnp.diag(s, k=-1).at[0].set(f)
+
+
+def companion(a):
+    """The companion matrix of the polynomial with coefficients ``a`` (highest degree first): its eigenvalues are
+    the roots. A zero leading coefficient gives inf or NaN (SciPy raises; a traced value cannot be checked)."""
+    a, = promote_args_inexact("companion", a)
+    a = jnp.atleast_1d(a)
+    if a.shape[-1] < 2:
+        raise ValueError(f"The length of `a` along the last axis must be at least 2; got shape {a.shape}.")
+    return _companion(a)
+
+
+@functools.partial(jnp.vectorize, signature="(n)->(m,m)")
+def _companion(a):
+    first_row = -a[1:] / a[0]
+    m = a.shape[0] - 1
+    out = jnp.eye(m, m, k=-1, dtype=first_row.dtype)
+    return out.at[0].set(first_row)
+
+
+def fiedler_companion(a):
+    """The pentadiagonal companion matrix of Fiedler: the roots of the polynomial ``a`` as its eigenvalues, with
+    fewer nonzeros than ``companion``'s."""
+    a, = promote_args_inexact("fiedler_companion", a)
+    a = jnp.atleast_1d(a)
+    if a.shape[-1] == 0:
+        raise ValueError("fiedler_companion requires the last axis of 'a' to have nonzero length, but got an array "
+                         f"of shape {a.shape}.")
+    return _fiedler_companion(a)
+
+
+@functools.partial(jnp.vectorize, signature="(n)->(m,m)")
+def _fiedler_companion(a):
+    """Masked selects over the full grid, so the shapes stay static under jit and vectorize."""
+    n = a.shape[0] - 1
+    if n == 0:
+        return jnp.empty_like(a, shape=(0, 0))
+    a = a / a[0]
+    if n == 1:
+        return -a[1:].reshape(1, 1)
+    i = jnp.arange(n)[:, None]
+    j = jnp.arange(n)[None, :]
+    super_val = -a[jnp.minimum(i + 2, n)]
+    sub_val = -a[jnp.minimum(i + 1, n)]
+    i_even = (i % 2 == 0)
+    i_odd = (i % 2 == 1)
+    one = jnp.array(1, dtype=a.dtype)
+    zero = jnp.array(0, dtype=a.dtype)
+    conditions = [(i == 0) & (j == 0), (i == 1) & (j == 0), (j == i + 1) & i_even, (j == i + 2) & i_even,
+                  (j == i - 1) & i_even & (i >= 2), (j == i - 2) & i_odd & (i >= 3)]
+    choices = [-a[1], one, super_val, one, sub_val, one]
+    return jnp.select(conditions, choices, default=zero)
+
+
+@staged_as("convolution_matrix", static_argnames=("n", "mode"))
+def convolution_matrix(a, n, mode="full"):
+    """The Toeplitz matrix ``A`` (``n`` columns) with ``A @ v == jnp.convolve(a, v, mode)``."""
+    n = operator.index(n)
+    if n <= 0:
+        raise ValueError(f"n must be a positive integer; got {n}.")
+    check_arraylike("convolution_matrix", a)
+    a_arr = jnp.asarray(a)
+    if a_arr.ndim == 0:
+        raise ValueError("convolution_matrix: a must be at least 1-dimensional, got a scalar.")
+    m = a_arr.shape[-1]
+    if m < 1:
+        raise ValueError(f"len(a) must be at least 1; got shape {a_arr.shape}.")
+    if mode not in ("full", "valid", "same"):
+        raise ValueError(f"mode must be one of 'full', 'valid', 'same'; got {mode!r}.")
+    pad_widths = [(0, 0)] * (a_arr.ndim - 1) + [(0, n - 1)]
+    az = jnp.pad(a_arr, pad_widths)
+    raz = jnp.pad(jnp.flip(a_arr, axis=-1), pad_widths)
+    length = m + n - 1
+    if mode == "same":
+        trim = min(n, m) - 1
+        tb = trim // 2
+        te = trim - tb
+    elif mode == "valid":
+        tb = te = min(n, m) - 1
+    else:
+        tb = te = 0
+    col0 = lax.slice_in_dim(az, tb, length - te, axis=-1)
+    row0 = lax.slice_in_dim(raz, length - n - tb, length - tb, axis=-1)
+    return toeplitz(col0, row0)
+
+
+@staged_as("invhilbert", static_argnames=("n",))
+def invhilbert(n):
+    """The inverse of ``hilbert(n)`` by its closed form in binomial coefficients (floating point: SciPy's
+    ``exact=True`` has no counterpart)."""
+    a = jnp.arange(n, dtype=dtypes.default_float_dtype())
+    i = a[:, None]
+    j = a[None, :]
+    s = i + j
+    return (-1.0) ** s * (s + 1.0) * comb(n + i, n - j - 1) * comb(n + j, n - i - 1) * comb(s, i) ** 2
+
+
+@staged_as("_binom")
+def _binom(n, k):
+    a = lax.lgamma(n + 1.0)
+    b = lax.lgamma(n - k + 1.0)
+    c = lax.lgamma(k + 1.0)
+    return lax.exp(a - b - c)
+
+
+def _pascal_kind(kind, article):
+    kind = "symmetric" if kind is None else kind
+    valid_kind = ["symmetric", "lower", "upper"]
+    if kind not in valid_kind:
+        raise ValueError(f"Expected kind to be {article}: {valid_kind}; got {kind}")
+    return kind
+
+
+@staged_as("pascal", static_argnames=("n", "kind"))
+def pascal(n, kind=None):
+    """The Pascal matrix of binomial coefficients (``kind``: 'symmetric', 'lower' or 'upper'), from ``lgamma``, so
+    only approximately integer."""
+    kind = _pascal_kind(kind, "on of")
+    a = jnp.arange(n, dtype=np.float32)
+    l_n = _binom(a[:, None], a[None, :])
+    if kind == "lower":
+        return l_n
+    if kind == "upper":
+        return l_n.T
+    return jnp.dot(l_n, l_n.T)
+
+
+@staged_as("invpascal", static_argnames=("n", "kind"))
+def invpascal(n, kind=None):
+    """The inverse of ``pascal(n, kind)`` by its closed form ``(-1)^(i-j) binom(i, j)`` (floating point)."""
+    kind = _pascal_kind(kind, "one of")
+    a = jnp.arange(n, dtype=dtypes.default_float_dtype())
+    i = a[:, None]
+    j = a[None, :]
+    l_inv = ((-1.0) ** (i - j)) * _binom(i, j)
+    if kind == "lower":
+        return l_inv
+    if kind == "upper":
+        return l_inv.T
+    return jnp.dot(l_inv.T, l_inv)
+
+
+@staged_as("helmert", static_argnames=("n", "full"))
+def helmert(n, full=False):
+    """The Helmert matrix: ``n - 1`` orthonormal contrasts, after a row of ``1 / sqrt(n)`` if ``full``."""
+    if n < 1:
+        raise ValueError(f"n must be a positive integer; got {n}.")
+    i = jnp.arange(n - 1)[:, None]
+    j = jnp.arange(n)[None, :]
+    k = i + 1
+    k_f = k.astype(dtypes.default_float_dtype())
+    denom = jnp.sqrt(k_f * (k_f + 1))
+    h = jnp.where(j <= i, 1.0 / denom, jnp.where(j == k, -k_f / denom, jnp.zeros_like(denom)))
+    if full:
+        first_row = jnp.full((1, n), 1.0 / jnp.sqrt(n), dtype=h.dtype)
+        h = jnp.concatenate([first_row, h], axis=0)
+    return h
+
+
+@staged_as("hadamard", static_argnames=("n", "dtype"))
+def hadamard(n, dtype=int):
+    """Sylvester's Hadamard matrix of order ``n`` (a power of 2)."""
+    if n < 1 or not math.log2(n).is_integer():
+        raise ValueError(f"n must be a positive power of 2; got {n}.")
+    h = jnp.ones((1, 1), dtype=dtype)
+    for _ in range(int(math.log2(n))):
+        h = jnp.block([[h, h], [h, -h]])
+    return h
+
+
+@staged_as("dft", static_argnames=("n", "scale", "dtype"))
+def dft(n, scale=None, *, dtype=None):
+    """The ``n``-point DFT matrix ``exp(-2 pi i j k / n)``, unscaled or scaled by ``1/sqrt(n)`` or ``1/n``."""
+    if scale is not None and scale not in ("sqrtn", "n"):
+        raise ValueError(f"scale must be None, 'sqrtn', or 'n'; got {scale!r}.")
+    if dtype is None:
+        dtype = dtypes.default_complex_dtype()
+    else:
+        dtype = dtypes.canonicalize_dtype(dtype)
+        if not dtypes.issubdtype(dtype, np.complexfloating):
+            raise ValueError(f"dtype must be a complex floating-point type; got {dtype}.")
+    a = jnp.arange(n, dtype=dtype)
+    omegas = jnp.exp(-2j * np.pi * a[:, None] * a[None, :] / n)
+    if scale == "sqrtn":
+        omegas = omegas / jnp.sqrt(n)
+    elif scale == "n":
+        omegas = omegas / n
+    return omegas
+
+
+# --- polar, expm_frechet, qr_multiply, rsf2csf, eigh_tridiagonal --------------------------------------------------
+
+# JAX computes the polar decomposition under ``default_matmul_precision('float32')``, which its matmuls record as
+# HIGHEST precision; here the matmuls ask for it themselves.
+_matmul = functools.partial(jnp.matmul, precision=lax.Precision.HIGHEST)
+
+
+@staged_as("_polar_2d", static_argnames=("side", "method"))
+def _polar_2d(a, side, method, eps, max_iterations):
+    m, n = a.shape
+    if method == "qdwh":
+        if m >= n and side == "right":
+            unitary, posdef, _, _ = lax_linalg.qdwh(a, is_hermitian=False, eps=eps)
+        elif m < n and side == "left":
+            a = a.T.conj()
+            unitary, posdef, _, _ = lax_linalg.qdwh(a, is_hermitian=False, eps=eps)
+            posdef = posdef.T.conj()
+            unitary = unitary.T.conj()
+        else:
+            raise NotImplementedError("method='qdwh' only supports mxn matrices where m < n where side='right' and "
+                                      f"m >= n side='left', got {a.shape} with {side=}")
+    elif method == "svd":
+        u_svd, s_svd, vh_svd = lax_linalg.svd(a, full_matrices=False)
+        s_svd = s_svd.astype(u_svd.dtype)
+        unitary = _matmul(u_svd, vh_svd)
+        if side == "right":
+            posdef = _matmul(vh_svd.T.conj() * s_svd[None, :], vh_svd)
+        else:
+            posdef = _matmul(u_svd * s_svd[None, :], u_svd.T.conj())
+    else:
+        raise ValueError(f"Unknown polar decomposition method {method}.")
+    return unitary, posdef
+
+
+@staged_as("polar", static_argnames=("side", "method"))
+def polar(a, side="right", *, method="qdwh", eps=None, max_iterations=None):
+    """The polar decomposition ``a = u p`` (``side='right'``) or ``a = p u`` (``'left'``): ``u`` with orthonormal
+    columns (rows if ``n > m``), ``p`` Hermitian positive semidefinite; by QDWH or from the SVD
+    (``u = u_svd vh_svd``). ``max_iterations`` is ignored, as in JAX."""
+    arr = jnp.asarray(a)
+    if arr.ndim < 2:
+        raise ValueError("The input `a` must be at least a 2-D array.")
+    if side not in ["right", "left"]:
+        raise ValueError("The argument `side` must be either 'right' or 'left'.")
+    sig = "(m,n)->(m,n),(n,n)" if side == "right" else "(m,n)->(m,n),(m,m)"
+    return jnp.vectorize(functools.partial(_polar_2d, side=side, method=method, eps=eps,
+                                           max_iterations=max_iterations), signature=sig)(arr)
+
+
+@staged_as("expm_frechet", static_argnames=("method", "compute_expm"))
+def expm_frechet(A, E, *, method=None, compute_expm=True):
+    """The Frechet derivative of ``expm`` at ``A`` in the direction ``E`` (``jvp`` of ``expm``), with ``expm(A)``
+    first unless not ``compute_expm``."""
+    del method
+    a_arr = jnp.asarray(A)
+    e_arr = jnp.asarray(E)
+    # JAX compares shape[-2] with shape[1] (not shape[-1]): more than one batch dimension is rejected unless the
+    # second equals n.
+    if a_arr.ndim < 2 or a_arr.shape[-2] != a_arr.shape[1]:
+        raise ValueError(f"expected A to be a (batched) square matrix, got A.shape={a_arr.shape}")
+    if e_arr.ndim < 2 or e_arr.shape[-2] != e_arr.shape[-1]:
+        raise ValueError(f"expected E to be a (batched) square matrix, got E.shape={e_arr.shape}")
+    if a_arr.shape != e_arr.shape:
+        raise ValueError(f"expected A and E to be the same shape, got A.shape={a_arr.shape} E.shape={e_arr.shape}")
+    bound_fun = functools.partial(expm, upper_triangular=False, max_squarings=16)
+    expm_a, expm_frechet_ae = irax.jvp(bound_fun, (a_arr,), (e_arr,))
+    return (expm_a, expm_frechet_ae) if compute_expm else expm_frechet_ae
+
+
+def qr_multiply(a, c, mode="right", pivoting=False, conjugate=False, overwrite_a=False, overwrite_c=False):
+    """``(Q @ c, R)`` (``mode='left'``) or ``(c @ Q, R)`` (``'right'``) for the economic QR decomposition of ``a``
+    (``conj(Q)`` if ``conjugate``); a vector ``c`` is a column (left) or a row (right), and so is the result.
+
+    JAX applies the Householder reflectors of ``geqrf`` with ``ormqr``; irax has neither primitive and multiplies
+    by the ``Q`` of ``qr`` (the same reflectors): the same values, another jaxpr. ``pivoting`` needs ``geqp3``,
+    which irax lacks.
+    """
+    del overwrite_a, overwrite_c
+    a, c = promote_dtypes_inexact(jnp.asarray(a), jnp.asarray(c))
+    if mode not in ("right", "left"):
+        raise ValueError(f"mode must be 'right' or 'left', got {mode!r}")
+    if pivoting:
+        raise NotImplementedError("irax's qr_multiply does not support pivoting (JAX's uses the geqp3 primitive)")
+    onedim = c.ndim == 1
+    if onedim:
+        c = c[:, None] if mode == "left" else c[None, :]
+    m, n = a.shape[-2:]
+    k = min(m, n)
+    if mode == "left":
+        if c.shape[-2] != k:
+            raise ValueError(f"Array shapes are not compatible for Q @ c operation: a has shape {tuple(a.shape)} so "
+                             f"Q has {k} columns, but c has {c.shape[-2]} rows (expected {k}).")
+    elif c.shape[-1] != m:
+        raise ValueError(f"Array shapes are not compatible for c @ Q operation: a has shape {tuple(a.shape)} so Q "
+                         f"has {m} rows, but c has {c.shape[-1]} columns (expected {m}).")
+    batch = jnp.broadcast_shapes(a.shape[:-2], c.shape[:-2])
+    a = jnp.broadcast_to(a, batch + a.shape[-2:])
+    c = jnp.broadcast_to(c, batch + c.shape[-2:])
+    q, r = lax_linalg.qr(a, full_matrices=False)
+    if conjugate:
+        q = jnp.conj(q)
+    cq = jnp.matmul(q, c) if mode == "left" else jnp.matmul(c, q)
+    if onedim:
+        cq = cq.ravel()
+    return cq, jnp.triu(r)
+
+
+@staged_as("_rsf2csf_2d")
+def _rsf2csf_2d(T, Z):
+    T, Z = promote_dtypes_complex(T, Z)
+    eps = dtypes.finfo(T.dtype).eps
+    N = T.shape[0]
+    if N == 1:
+        return T, Z
+
+    def _update_T_Z(m, T, Z):
+        """A Givens rotation on rows and columns m-1, m that zeroes ``T[m, m-1]`` (a 2x2 block's eigenvalue)."""
+        mu = jnp_linalg.eigvals(lax.dynamic_slice(T, (m - 1, m - 1), (2, 2))) - T[m, m]
+        r = jnp_linalg.norm(jnp.array([mu[0], T[m, m - 1]])).astype(T.dtype)
+        c = mu[0] / r
+        s = T[m, m - 1] / r
+        G = jnp.array([[c.conj(), s], [-s, c]], dtype=T.dtype)
+        T_rows = lax.dynamic_slice_in_dim(T, m - 1, 2, axis=0)
+        col_mask = jnp.arange(N) >= m - 1
+        G_dot_T_zeroed_cols = G @ jnp.where(col_mask, T_rows, 0)
+        T_rows_new = jnp.where(~col_mask, T_rows, G_dot_T_zeroed_cols)
+        T = lax.dynamic_update_slice_in_dim(T, T_rows_new, m - 1, axis=0)
+        T_cols = lax.dynamic_slice_in_dim(T, m - 1, 2, axis=1)
+        row_mask = jnp.arange(N)[:, np.newaxis] < m + 1
+        T_zeroed_rows_dot_GH = jnp.where(row_mask, T_cols, 0) @ G.conj().T
+        T_cols_new = jnp.where(~row_mask, T_cols, T_zeroed_rows_dot_GH)
+        T = lax.dynamic_update_slice_in_dim(T, T_cols_new, m - 1, axis=1)
+        Z_cols = lax.dynamic_slice_in_dim(Z, m - 1, 2, axis=1)
+        Z = lax.dynamic_update_slice_in_dim(Z, Z_cols @ G.conj().T, m - 1, axis=1)
+        return T, Z
+
+    def _rsf2csf_iter(i, TZ):
+        m = N - i
+        T, Z = TZ
+        T, Z = lax.cond(jnp.abs(T[m, m - 1]) > eps * (jnp.abs(T[m - 1, m - 1]) + jnp.abs(T[m, m])), _update_T_Z,
+                        lambda m, T, Z: (T, Z), m, T, Z)
+        T = T.at[m, m - 1].set(0.0)
+        return T, Z
+
+    return lax.fori_loop(1, N, _rsf2csf_iter, (T, Z))
+
+
+@staged_as("rsf2csf", static_argnames=("check_finite",))
+def rsf2csf(T, Z, check_finite=True):
+    """The complex Schur form ``(T, Z)`` from the real one (as ``schur`` returns it): each 2x2 diagonal block of
+    ``T`` is split by a Givens rotation, applied to ``Z`` too."""
+    del check_finite
+    T_arr = jnp.asarray(T)
+    Z_arr = jnp.asarray(Z)
+    if T_arr.ndim < 2 or T_arr.shape[-1] != T_arr.shape[-2]:
+        raise ValueError("Input 'T' must be square.")
+    if Z_arr.ndim < 2 or Z_arr.shape[-1] != Z_arr.shape[-2]:
+        raise ValueError("Input 'Z' must be square.")
+    if T_arr.shape[-1] != Z_arr.shape[-1]:
+        raise ValueError(f"Input array shapes must match: Z: {Z_arr.shape} vs. T: {T_arr.shape}")
+    return jnp.vectorize(_rsf2csf_2d, signature="(n,n),(n,n)->(n,n),(n,n)")(T_arr, Z_arr)
+
+
+def _sturm(alpha, beta_sq, pivmin, alpha0_perturbation, x):
+    """The number of eigenvalues below each ``x`` of the tridiagonal matrix: the negative pivots of the LDL^T
+    factorization of ``T - x I`` (Sturm's sequence), its loop unrolled in blocks of 16."""
+    n = alpha.shape[0]
+    zeros = jnp.zeros(x.shape, dtype=np.int32)
+    ones = jnp.ones(x.shape, dtype=np.int32)
+
+    def sturm_step0():
+        q = alpha[0] - x
+        count = jnp.where(q < 0, ones, zeros)
+        q = jnp.where(alpha[0] == x, alpha0_perturbation, q)
+        return q, count
+
+    def sturm_step(i, q, count):
+        q = alpha[i] - beta_sq[i - 1] / q - x
+        count = jnp.where(q <= pivmin, count + 1, count)
+        q = jnp.where(q <= pivmin, jnp.minimum(q, -pivmin), q)
+        return q, count
+
+    q, count = sturm_step0()
+    blocksize = 16
+    unroll_cnt = (n - 1) % blocksize
+
+    def unrolled_steps(args):
+        start, q, count = args
+        for j in range(unroll_cnt):
+            q, count = sturm_step(start + j, q, count)
+        return start + unroll_cnt, q, count
+
+    i, q, count = unrolled_steps((1, q, count))
+    unroll_cnt = blocksize
+
+    def cond(iqc):
+        i, q, count = iqc
+        return jnp.less(i, n)
+    _, _, count = lax.while_loop(cond, unrolled_steps, (i, q, count))
+    return count
+
+
+def _eigh_tridiagonal_select(select, select_range, n):
+    if select == "a":
+        return jnp.arange(n, dtype=np.int32)
+    if select == "i":
+        if select_range is None:
+            raise ValueError("for select='i', select_range must be specified.")
+        if select_range[0] > select_range[1]:
+            raise ValueError("Got empty index range in select_range.")
+        return jnp.arange(select_range[0], select_range[1] + 1, dtype=np.int32)
+    if select == "v":
+        raise NotImplementedError("eigh_tridiagonal(..., select='v') is not implemented")
+    raise ValueError("'select must have a value in {'a', 'i', 'v'}.")
+
+
+@staged_as("eigh_tridiagonal", static_argnames=("eigvals_only", "select", "select_range"))
+def eigh_tridiagonal(d, e, *, eigvals_only=False, select="a", select_range=None, tol=None, key=None):
+    """Eigenvalues (ascending) of the symmetric tridiagonal matrix with diagonal ``d`` and off-diagonal ``e``, by
+    bisection on Sturm counts, all in parallel; ``select='i'`` keeps indices ``select_range[0]..[1]``.
+
+    Eigenvectors (inverse iteration in JAX) need the ``tridiagonal_solve`` primitive, which irax lacks: only
+    ``eigvals_only=True`` (or ``n <= 1``) is supported.
+    """
+    if not eigvals_only and key is None:
+        key = irax.random.key(42)
+    alpha = jnp.asarray(d)
+    beta = jnp.asarray(e)
+    supported_dtypes = (np.float32, np.float64, np.complex64, np.complex128)
+    if alpha.dtype != beta.dtype:
+        raise TypeError(f"diagonal and off-diagonal values must have same dtype, got {alpha.dtype} and {beta.dtype}")
+    if alpha.dtype not in supported_dtypes or beta.dtype not in supported_dtypes:
+        raise TypeError("Only float32 and float64 inputs are supported as inputs to "
+                        f"jax.scipy.linalg.eigh_tridiagonal, got {alpha.dtype} and {beta.dtype}")
+    n = alpha.shape[0]
+    if n <= 1:
+        return jnp.real(alpha) if eigvals_only else (jnp.real(alpha), jnp.eye(n, dtype=alpha.dtype))
+    if dtypes.issubdtype(alpha.dtype, np.complexfloating):
+        alpha = jnp.real(alpha)
+        beta_sq = jnp.real(beta * jnp.conj(beta))
+        beta_abs = jnp.sqrt(beta_sq)
+    else:
+        beta_abs = jnp.abs(beta)
+        beta_sq = jnp.square(beta)
+
+    # Gershgorin's circles bound the eigenvalues.
+    off_diag_abs_row_sum = jnp.concatenate([beta_abs[:1], beta_abs[:-1] + beta_abs[1:], beta_abs[-1:]], axis=0)
+    lambda_est_max = jnp.amax(alpha + off_diag_abs_row_sum)
+    lambda_est_min = jnp.amin(alpha - off_diag_abs_row_sum)
+    t_norm = jnp.maximum(jnp.abs(lambda_est_min), jnp.abs(lambda_est_max))
+
+    # The smallest pivot allowed in the Sturm sequence, against overflow.
+    finfo = np.finfo(alpha.dtype)
+    one = np.ones([], dtype=alpha.dtype)
+    safemin = np.maximum(one / finfo.max, (one + finfo.eps) * finfo.tiny)
+    pivmin = safemin * jnp.maximum(1, jnp.amax(beta_sq))
+    alpha0_perturbation = jnp.square(finfo.eps * beta_abs[0])
+    abs_tol = finfo.eps * t_norm
+    if tol is not None:
+        abs_tol = jnp.maximum(tol, abs_tol)
+    # Bisection halves the interval once per bit of the mantissa, and once more.
+    max_it = finfo.nmant + 1
+    target_counts = _eigh_tridiagonal_select(select, select_range, n)
+
+    # The search starts from the Gershgorin interval, slightly widened.
+    fudge = 2.1
+    norm_slack = jnp.array(n, alpha.dtype) * fudge * finfo.eps * t_norm
+    lower = lambda_est_min - norm_slack - 2 * fudge * pivmin
+    upper = lambda_est_max + norm_slack + fudge * pivmin
+    target_shape = np.shape(target_counts)
+    lower = jnp.broadcast_to(lower, shape=target_shape)
+    upper = jnp.broadcast_to(upper, shape=target_shape)
+    mid = 0.5 * (upper + lower)
+    pivmin = jnp.broadcast_to(pivmin, target_shape)
+    alpha0_perturbation = jnp.broadcast_to(alpha0_perturbation, target_shape)
+
+    def cond(args):
+        i, lower, _, upper = args
+        return jnp.logical_and(jnp.less(i, max_it), jnp.less(abs_tol, jnp.amax(upper - lower)))
+
+    def body(args):
+        i, lower, mid, upper = args
+        counts = _sturm(alpha, beta_sq, pivmin, alpha0_perturbation, mid)
+        lower = jnp.where(counts <= target_counts, mid, lower)
+        upper = jnp.where(counts > target_counts, mid, upper)
+        mid = 0.5 * (lower + upper)
+        return i + 1, lower, mid, upper
+
+    _, _, mid, _ = lax.while_loop(cond, body, (0, lower, mid, upper))
+    if eigvals_only:
+        return mid
+    raise NotImplementedError("eigh_tridiagonal's eigenvectors (inverse iteration) need the tridiagonal_solve "
+                              "primitive, which irax lacks: pass eigvals_only=True")
