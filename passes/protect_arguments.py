@@ -39,7 +39,8 @@ def protect_arguments(module):
                 calls.setdefault(ir.FlatSymbolRefAttr(op.attributes["callee"]).value, []).append(op)
             if op.name in _IN_PLACE:
                 positions = _IN_PLACE[op.name]
-                _copy_constant_operands(op, positions)
+                if op.name == "stablehlo.sort":  # a dynamic_update_slice of a constant fills a fresh buffer
+                    _copy_constant_operands(op, positions)
                 targets += [v for i, v in enumerate(op.operands) if positions is None or i in positions]
     if not targets:
         return
