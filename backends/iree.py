@@ -11,6 +11,7 @@ import atexit
 import contextlib
 import functools
 import hashlib
+import os
 import re
 import sys
 import threading
@@ -156,7 +157,10 @@ class _Worker:
     def _started(self):
         import subprocess
         import tempfile
+        if self._process is not None and self._owner != os.getpid():
+            self._process = None  # a forked child: the worker's pipes are its parent's to use
         if self._process is None or self._process.poll() is not None:
+            self._owner = os.getpid()
             self._stderr = tempfile.TemporaryFile()
             self._process = subprocess.Popen([sys.executable, "-m", "irax.backends.compile_worker"],
                                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr)
