@@ -150,9 +150,8 @@ class _Worker:
             if self._process is not None:
                 self._process.stdin.close()
                 self._process.wait()
-                self._process.stdout.close()
+                self._forget()
                 self._stderr.close()
-                self._process = None
 
     def _started(self):
         import subprocess
@@ -168,14 +167,18 @@ class _Worker:
 
     def _death(self) -> str:
         code = self._process.wait()
-        for stream in (self._process.stdin, self._process.stdout):
-            with contextlib.suppress(OSError):
-                stream.close()
-        self._process = None
+        self._forget()
         if code < 0:
             import signal
             return f"killed by {signal.Signals(-code).name}"
         return f"exit status {code}"
+
+    def _forget(self):
+        """Closes the pipes of the worker, which has exited."""
+        for stream in (self._process.stdin, self._process.stdout):
+            with contextlib.suppress(OSError):
+                stream.close()
+        self._process = None
 
     def _stderr_tail(self) -> str:
         self._stderr.seek(0)

@@ -104,9 +104,11 @@ def _while(ctx, *operands, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
         # others, which keep it alive: once canonicalization drops the unused block argument, IREE's stream
         # conversion of the scf.while crashes the process (in ScfWhileOpConversion). The carried predicate joins
         # only when the body reads no carry: in the barrier, it made IREE leave an integer carry uninitialized.
-        state = list(carry) if len(unread) < len(carry) else [entry_pred] + list(carry)
-        kept = list(body.emit("stablehlo.optimization_barrier", state, [v.type for v in state]))
-        entry_pred, carry = (entry_pred, kept) if len(state) == len(carry) else (kept[0], kept[1:])
+        if len(unread) < len(carry):
+            carry = list(body.emit("stablehlo.optimization_barrier", list(carry), [v.type for v in carry]))
+        else:
+            state = [entry_pred] + list(carry)
+            entry_pred, *carry = body.emit("stablehlo.optimization_barrier", state, [v.type for v in state])
     pred = entry_pred
     if mapped:
         outs = _mapped_trip(ctx, body, cond_jaxpr, body_jaxpr, [entry_pred] + list(carry), cond_consts, body_consts)

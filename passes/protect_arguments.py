@@ -33,6 +33,7 @@ def protect_arguments(module):
     table = funcs.symbols(module)
     calls = {}
     targets = []
+    constant = ConstantExpressions()
     for func in table.values():
         for op in _walk(func):
             if op.name == "func.call":
@@ -40,7 +41,7 @@ def protect_arguments(module):
             if op.name in _IN_PLACE:
                 positions = _IN_PLACE[op.name]
                 if op.name == "stablehlo.sort":  # a dynamic_update_slice of a constant fills a fresh buffer
-                    _copy_constant_operands(op, positions)
+                    _copy_constant_operands(op, positions, constant)
                 targets += [v for i, v in enumerate(op.operands) if positions is None or i in positions]
     if not targets:
         return
@@ -125,19 +126,18 @@ def _copy_at_entry(func, args):
     ip = ir.InsertionPoint.at_block_begin(func.regions[0].blocks[0])
     pred = _true(ip)
     for arg in args:
-        copy = _copy(arg, pred, ip)
-        arg.replace_all_uses_except(copy, _first_use_in_copy(arg, copy))
+        copy, reader = _copy(arg, pred, ip)
+        arg.replace_all_uses_except(copy, reader)
 
 
-def _copy_constant_operands(op, positions):
+def _copy_constant_operands(op, positions, constant):
     """Sorts a copy of each operand computed from constants alone: IREE sorted such a constant in place under
     its other readers, and under those of equal constant expressions it merged with it (a sort by a broadcast
     ``iota`` that is also added to, or that ``argmax`` computes again)."""
-    constant = ConstantExpressions()
     for i, value in enumerate(list(op.operands)):
         if (positions is None or i in positions) and constant(value):
             ip = ir.InsertionPoint(op)
-            op.operands[i] = _copy(value, _true(ip), ip)
+            op.operands[i] = _copy(value, _true(ip), ip)[0]
 
 
 def _true(ip):
@@ -152,8 +152,8 @@ def _emit(ip, name, operands, result_type, attributes=None):
 
 
 def _copy(x, pred, ip):
-    """``select(pred, x, 0)`` with ``pred`` true behind a barrier, on the bits for floats: IREE computes a
-    bfloat16 select in float32, which would change a NaN's sign and payload."""
+    """``select(pred, x, 0)`` with ``pred`` true behind a barrier, on the bits for floats (IREE computes a
+    bfloat16 select in float32, which would change a NaN's sign and payload); and the op of it that reads ``x``."""
     aval = aval_of_type(x.type)
     bits = np.dtype(f"uint{8 * aval.dtype.itemsize}") if aval.dtype.kind == "f" or aval.dtype == bfloat16 \
         else aval.dtype
@@ -164,11 +164,6 @@ def _copy(x, pred, ip):
         _emit(ip, "stablehlo.constant", [], scalar_type, {"value": dense_attr(np.zeros((), bits), scalar_type)})],
         bits_type, {"broadcast_dimensions": ir.DenseI64ArrayAttr.get([])})
     copy = _emit(ip, "stablehlo.select", [pred, source, zeros], bits_type)
-    return copy if bits == aval.dtype else _emit(ip, "stablehlo.bitcast_convert", [copy], x.type)
-
-
-def _first_use_in_copy(x, copy):
-    """The op of ``copy``'s chain that reads ``x`` (the bitcast for floats, else the select)."""
-    select = copy if copy.owner.operation.name == "stablehlo.select" else copy.owner.operation.operands[0]
-    reader = select.owner.operation.operands[1]
-    return (reader.owner if reader != x else select.owner).operation
+    if bits == aval.dtype:
+        return copy, copy.owner.operation
+    return _emit(ip, "stablehlo.bitcast_convert", [copy], x.type), source.owner.operation
