@@ -103,7 +103,6 @@ class State:
     def __call__(self, new_val=None):
         if new_val is None:
             new_val = self._default_on_call
-        _check_enum(self._name, new_val)
         old = getattr(config, self._name)
         config.update(self._name, new_val)
         try:
