@@ -173,12 +173,14 @@ def test_mvn_at_an_infinite_point_under_jit():
     _close(irax.jit(istats.multivariate_normal.logpdf)(*args), _jax_op_by_op(jstats.multivariate_normal.logpdf, *args))
 
 
+def _text_param(dist, name, index):
+    cause = TEXT_DIFFERS.get((dist, index))
+    marks = [pytest.mark.xfail(strict=True, reason=cause)] if cause else []
+    return pytest.param(dist, name, index, marks=marks, id=f"{dist}-{name}-{index}")
+
+
 def _text_params():
-    for dist, name in PAIRS:
-        for index in range(len(CASES[dist])):
-            cause = TEXT_DIFFERS.get((dist, index))
-            marks = [pytest.mark.xfail(strict=True, reason=cause)] if cause else []
-            yield pytest.param(dist, name, index, marks=marks, id=f"{dist}-{name}-{index}")
+    return [_text_param(dist, name, index) for dist, name in PAIRS for index in range(len(CASES[dist]))]
 
 
 @pytest.mark.parametrize("dist,name,index", _text_params())
@@ -532,10 +534,12 @@ STATS_CASES = {**{f"mode-{k}": v for k, v in MODE_CASES.items()}, **{f"rankdata-
 CUMSUM_CAUSE = "irax shares the trace of x.cumsum() with jnp.cumsum(x); JAX 0.10 keeps them apart"
 
 
+def _stats_param(case, cause):
+    return pytest.param(case, marks=[pytest.mark.xfail(strict=True, reason=cause)] if cause else [], id=case)
+
+
 def _stats_params(xfails):
-    for case in sorted(STATS_CASES):
-        cause = xfails(case)
-        yield pytest.param(case, marks=[pytest.mark.xfail(strict=True, reason=cause)] if cause else [], id=case)
+    return [_stats_param(case, xfails(case)) for case in sorted(STATS_CASES)]
 
 
 @pytest.mark.parametrize("case", _stats_params(lambda c: None))
