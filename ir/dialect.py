@@ -15,6 +15,7 @@ from .mlir import ir
 from .ops import OPS, OpDef
 
 _registered = False
+_DIALECT_NAMESPACES = ("jaxpr", "stablehlo", "chlo")
 
 
 def register_dialect():
@@ -34,11 +35,14 @@ def register_dialect():
 
 
 def _mark_dialect_module_loaded(cext):
-    """The bindings look for a ``<prefix>.jaxpr`` Python module each time they wrap a jaxpr op and, finding
-    none, retry the import on every op (25 us each); this module stands in for it (then 1 us)."""
+    """Each time the bindings wrap an op they import its dialect's Python module (``<prefix>.<namespace>`` for
+    each search prefix) unless one was found before. There is none for jaxpr, stablehlo or chlo, and the failed
+    imports searched the file system on every op (50-80 us each, most of a pass's time); this module stands in
+    for the three, under a prefix of irax's own."""
     import sys
-    for prefix in cext.globals.dialect_search_modules:
-        sys.modules.setdefault(f"{prefix}.jaxpr", sys.modules[__name__])
+    cext.globals.append_dialect_search_prefix(__name__)
+    for namespace in _DIALECT_NAMESPACES:
+        sys.modules.setdefault(f"{__name__}.{namespace}", sys.modules[__name__])
 
 
 def _opview_class(opdef: OpDef):

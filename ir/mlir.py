@@ -7,7 +7,28 @@ and ``context()`` here, which import them on first use.
 from __future__ import annotations
 
 import importlib
+import importlib.util
+import sys
 import threading
+
+
+def _import_package_lazily(name: str):
+    """Puts package ``name`` in ``sys.modules`` without running its ``__init__`` until an attribute it would
+    define is asked for. ``iree.compiler``'s ``__init__`` imports the compiler driver's tools (subprocess,
+    logging, shlex: 9 ms of a warm first call), which building and lowering modules never use."""
+    if name in sys.modules:
+        return
+    spec = importlib.util.find_spec(name)
+    package = importlib.util.module_from_spec(spec)
+
+    def run_init(attr):
+        del package.__getattr__
+        spec.loader.exec_module(package)
+        return getattr(package, attr)
+    package.__getattr__ = run_init
+    sys.modules[name] = package
+    parent, _, child = name.rpartition(".")
+    setattr(importlib.import_module(parent), child, package)
 
 
 class _Lazy:
@@ -17,6 +38,7 @@ class _Lazy:
 
     def __getattr__(self, name):
         if self._module is None:
+            _import_package_lazily("iree.compiler")
             self._module = importlib.import_module(self._module_name)
         return getattr(self._module, name)
 
@@ -28,12 +50,18 @@ _state = threading.local()
 _context = None
 
 
+# The dialects whose ops irax's Python creates. A context loads these alone: the bindings' default loads every
+# dialect IREE registers (10 ms of a warm first call), and the parser and pass manager load others as they need
+# them. An op created by name in a registered dialect that is not loaded comes out unregistered, unverified.
+LOADED_DIALECTS = ("builtin", "func", "stablehlo", "chlo")
+
+
 def context():
     """The one MLIR context irax builds its modules in (jaxpr ops unregistered in C++)."""
     global _context
     if _context is None:
         from .dialect import register_dialect
-        ctx = ir.Context()
+        ctx = ir.Context(load_on_create_dialects=LOADED_DIALECTS)
         ctx.allow_unregistered_dialects = True
         register_dialect()
         _context = ctx

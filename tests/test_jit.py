@@ -287,3 +287,22 @@ def test_ensure_compile_time_eval_as_jax():
     assert str(irax.make_jaxpr(f)(jnp.ones(3))) == str(jax.make_jaxpr(g)(np.ones(3, np.float32)))
     np.testing.assert_array_equal(irax.grad(lambda x: f(x).sum())(jnp.ones(3)),
                                   jax.grad(lambda x: g(x).sum())(np.ones(3, np.float32)))
+
+
+def test_tracing_leaves_the_compiler_driver_unimported_and_usable():
+    """irax builds modules without running iree.compiler's __init__ (which imports the compiler driver's tools);
+    a program importing iree.compiler afterwards still finds everything that __init__ defines."""
+    import subprocess
+    import sys
+    script = """
+import sys
+import irax, irax.numpy as jnp
+print(irax.make_jaxpr(lambda x: jnp.sin(x) * 2)(jnp.ones(3)).jaxpr.mlir.count("jaxpr.sin"))
+print("iree.compiler.tools" in sys.modules)
+import iree.compiler
+from iree.compiler import compile_str, ir
+print(callable(compile_str), iree.compiler.ir is ir, "iree.compiler.tools" in sys.modules)
+"""
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["1", "False", "True", "True", "True"]

@@ -92,3 +92,40 @@ def test_locations_reach_the_jaxpr_ops():
         return jnp.exp(x)
     text = _traced_text(f, jnp.ones(3))
     assert "test_mlir.py" in text
+
+
+def _lowered_op_names(fn, *args):
+    from irax.ir.mlir import ir, scope
+    from irax.passes import COMPILE_PIPELINE
+    with scope():
+        module = irax.jit(fn).trace(*args)._traced.module.operation.clone()
+        run_pipeline(module.opview, COMPILE_PIPELINE)
+        names = set()
+        module.walk(lambda op: names.add(op.name) or ir.WalkResult.ADVANCE)
+    return names
+
+
+def _broad_program(x, m, i):
+    """Lowerings from most of the rule modules: elementwise and f64-free special functions, reductions, control
+    flow, sorts, gathers and scatters, convolution, linear algebra, FFT, random bits and autodiff through them."""
+    def loss(x):
+        y = jnp.sort(jnp.tanh(x) * irax.scipy.special.erf(x) + irax.lax.lgamma(x * x + 1.0))
+        y = irax.lax.fori_loop(0, 3, lambda k, c: c * 0.5 + jnp.cumsum(c), y)
+        y = irax.lax.cond(y[0] > 0, jnp.sin, jnp.cos, y)
+        return (y[i] ** 2).sum() + jnp.linalg.slogdet(m @ m.T + 4 * jnp.eye(3))[1]
+    conv = irax.lax.conv(x.reshape(1, 1, 2, 3), jnp.ones((1, 1, 2, 2)), (1, 1), "SAME")
+    chol = jnp.linalg.cholesky(m @ m.T + jnp.eye(3))
+    return (irax.grad(loss)(x.ravel()), conv, chol, jnp.linalg.eigh(chol @ chol.T)[0], jnp.fft.rfft(x),
+            irax.random.normal(irax.random.PRNGKey(0), (3,)), x.ravel().at[i].add(1.0), jnp.argsort(m, axis=0))
+
+
+def test_every_lowered_op_is_registered_in_the_context():
+    """irax's context loads only the dialects irax creates ops of (mlir.LOADED_DIALECTS); an op of a dialect left
+    out would come out unregistered and skip verification and folding."""
+    from irax.ir.mlir import context
+    names = _lowered_op_names(_broad_program, np.linspace(-1, 1, 6, dtype=np.float32).reshape(2, 3),
+                              np.arange(9, dtype=np.float32).reshape(3, 3) / 9, np.array([0, 2], np.int32))
+    assert {"stablehlo.sort", "stablehlo.while", "stablehlo.convolution", "stablehlo.gather",
+            "stablehlo.scatter"} <= names
+    unregistered = sorted(n for n in names if not context().is_registered_operation(n))
+    assert not unregistered, f"ops of dialects irax's context did not load: {unregistered}"
