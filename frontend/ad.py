@@ -73,11 +73,24 @@ def _replay_call(module, primitive, params, operands):
         ftype = function_type(callee)
         copied = api.Traced(outer.module, copied, [], [aval_of_type(t) for t in ftype.inputs],
                             [aval_of_type(t) for t in ftype.results], None, None, name)
-    rules = {key: _copy_function(module, lookup(module, value), name, outer)
-             for key, value in params.items() if key.endswith("_callee")}
+    rules = {key: _copy_rule(module, value, name, outer) for key, value in params.items() if key.endswith("_callee")}
     rest = {k: v for k, v in params.items() if k not in ("name", "callee") and not k.endswith("_callee")}
     return outer.call(copied, list(operands), primitive, **rest,
                       **{k: v if isinstance(v, str) else v.func_name for k, v in rules.items()})
+
+
+def _copy_rule(module, rule, name, outer):
+    """A custom call's rule copied into ``outer``'s module; a deferred rule (not yet traced) is copied when a pass
+    first asks for it, as it is traced then: copying it now would trace it, and the rules it calls in turn."""
+    from irax.passes import funcs
+    if not funcs.is_deferred(module, rule):
+        return _copy_function(module, funcs.lookup(module, rule), name, outer)
+    target = f"{_symbol(name)}_{next(api._callee_names)}"
+
+    def copy_into(target_module):
+        _copy_function(module, funcs.lookup(module, rule), name, core.ModuleTrace(target_module), target)
+    funcs.defer(target, copy_into)
+    return target
 
 
 def _replay_control_flow(module, primitive, params, operands, op):
@@ -109,17 +122,18 @@ def _body_params(primitive, params):
 _copies: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # caller's module -> {source: copy}
 
 
-def _copy_function(module, func, name, outer):
+def _copy_function(module, func, name, outer, target=None):
     """``func`` replayed into a private function of ``outer``'s module, with the same signature; copied once
-    per module. A function being copied (a rule that calls its own function) is returned by name."""
+    per module (``target`` names a copy made anew). A function being copied (a rule that calls its own function)
+    is returned by name."""
     from irax.ir.dialect import aval_of_type
     from irax.ir.jaxpr_view import NUM_CONSTS_ATTR
     from irax.passes.funcs import arguments, int_attr, lookup, name_of
     done = _copies.setdefault(outer.module, {})
     key = (id(module), name_of(func))  # the entry holds the module, so its id is not reused meanwhile
-    if key in done:
+    if key in done and target is None:
         return done[key][1]
-    target = f"{_symbol(name)}_{next(api._callee_names)}"
+    target = target or f"{_symbol(name)}_{next(api._callee_names)}"
     done[key] = (module, target)
 
     def body(*xs):

@@ -73,8 +73,9 @@ def _dot_macs(module, func_name) -> int:
 
     def macs(name):
         if name not in memo:
-            memo[name] = 0  # a function reached again while being counted adds nothing
-            memo[name] = sum(_op_macs(op, macs) for op in body_ops(table[name]))
+            memo[name] = 0  # a function reached again while being counted adds nothing, a deferred rule none
+            if name in table:
+                memo[name] = sum(_op_macs(op, macs) for op in body_ops(table[name]))
         return memo[name]
 
     def _op_macs(op, macs):

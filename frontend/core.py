@@ -173,6 +173,14 @@ class Tracer(ArrayMethods):
         raise self._concretization("tolist")
 
 
+class ModuleTrace:
+    """What code adding functions to a trace's module reads of the trace, for a pass asking for a deferred
+    function (``irax.passes.funcs.defer``): the module, outside any trace."""
+
+    def __init__(self, module):
+        self.module = module
+
+
 class EvalTrace:
     """Eager mode: each primitive runs at once on its NumPy rule."""
 

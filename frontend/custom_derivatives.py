@@ -15,6 +15,7 @@ import weakref
 import numpy as np
 
 from irax.ir.mlir import ir
+from irax.passes import funcs
 
 from . import api, core, tree_util
 
@@ -47,6 +48,7 @@ class _Custom:
         self.nondiff_argnums = tuple(nondiff_argnums)
         self.symbolic_zeros = False
         self._traced = weakref.WeakKeyDictionary()  # module -> {signature: entry whose rules are being traced}
+        self._tracing_rules = 0  # how many of this function's rules are being traced (nested)
 
     def __get__(self, obj, objtype=None):
         return self if obj is None else functools.partial(self, obj)
@@ -97,9 +99,16 @@ class _Custom:
         callee = self._trace(_flat(self._with_nondiff(self.fun, nondiff), in_tree, out_trees), leaves, name,
                              type(self).__name__, trace)
         entry = in_progress[key] = _Entry(callee, out_trees[0], {k: f"{name}_{k}" for k in rule_kinds})
+        if self._tracing_rules and isinstance(self, custom_jvp):
+            # a rule calling its function at another nondiff value (f(n - 1, x)), as JAX traces rules lazily
+            del in_progress[key]
+            self._defer_rules(entry, nondiff, [api.abstractify(x) for x in leaves], in_tree)
+            return entry
+        self._tracing_rules += 1
         try:
             self._trace_rules(entry, trace, nondiff, leaves, in_tree)
         finally:
+            self._tracing_rules -= 1
             del in_progress[key]
         for rule_trace, op in entry.recursive_calls:
             self._pass_rule_constants(entry, rule_trace, op)
@@ -133,6 +142,24 @@ class _Custom:
         for old, new in zip(op.results, call.results):
             old.replace_all_uses_with(new)
         op.erase()
+
+    def _defer_rules(self, entry, nondiff, avals, in_tree):
+        """The rules traced when a pass first asks for them, into the module it works on."""
+        structs = [api.ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type) for a in avals]
+
+        def trace_into(module):
+            self._tracing_rules += 1
+            try:
+                self._trace_rules(entry, core.ModuleTrace(module), nondiff, structs, in_tree)
+            finally:
+                self._tracing_rules -= 1
+            if any(r.closure for r in entry.rules.values()):
+                raise NotImplementedError(
+                    f"the rules of {self.__name__}, which call it at another nondiff value and so are traced when "
+                    "first differentiated, close over traced values; pass those as arguments instead")
+        entry.rules = {}
+        for name in entry.names.values():
+            funcs.defer(name, trace_into)
 
     def _trace(self, fn, leaves, name, purpose, trace):
         fn.__name__ = self.__name__

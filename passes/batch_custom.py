@@ -12,6 +12,8 @@ results can be moved in place.
 """
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 from irax.ir.dialect import encode_params
 from irax.ir.jaxpr_view import body_ops, num_consts
 from irax.ir.mlir import ir
@@ -76,7 +78,7 @@ def _custom_call_batch(b, args, dims, key, build, params, rules):
         callee, names, out_dims = entry.callee, rules, entry.out_dims
     else:
         callee, batched_rules, out_dims = entry
-        names = {name: funcs.name_of(func) for name, func in batched_rules.items()}
+        names = {name: func if isinstance(func, str) else funcs.name_of(func) for name, func in batched_rules.items()}
     op = _emit(b, b.primitive, args, _result_types(callee), {**params, **names, "callee": funcs.name_of(callee)})
     if isinstance(entry, _Pending):
         entry.ops.append(op)
@@ -110,9 +112,12 @@ def _custom_jvp_call_batch(b, args, dims, *, callee, jvp_callee, **params):
     key = ("custom_jvp_call", callee, jvp_callee, tuple(dims))
 
     def build():
-        func, jvp = funcs.lookup(b.module, callee), funcs.lookup(b.module, jvp_callee)
+        func = funcs.lookup(b.module, callee)
         n_args = len(funcs.arguments(func))
         jvp_in_dims = dims[:n_args - num_consts(func)] * 2 + dims[n_args:]
+        if funcs.is_deferred(b.module, jvp_callee):
+            return _batch_deferred_jvp(b, func, dims[:n_args], jvp_callee, jvp_in_dims)
+        jvp = funcs.lookup(b.module, jvp_callee)
 
         def batch_jvp(call_dims):
             new_jvp, jvp_dims = _batch(b, jvp, jvp_in_dims)
@@ -125,6 +130,22 @@ def _custom_jvp_call_batch(b, args, dims, *, callee, jvp_callee, **params):
         return pending.callee, rules, pending.out_dims
 
     return _custom_call_batch(b, args, dims, key, build, params, {"jvp_callee": jvp_callee})
+
+
+def _batch_deferred_jvp(b, func, dims, jvp_callee, jvp_in_dims):
+    """A jvp rule not yet traced (``funcs.defer``) is batched when a pass first asks for it, its results moved to
+    the batched callee's dimensions: batching it now would trace it, and the rules it calls in turn."""
+    new_func, out_dims = _batch(b, func, dims)
+    name = funcs.deferred_name(f"{jvp_callee}_batched")
+    axis_size, axis_name = b.axis_size, b.axis_name
+
+    def batch_into(module):
+        rule = funcs.lookup(module, jvp_callee)
+        new_jvp, jvp_dims = batch_function(module, rule, jvp_in_dims, axis_size, name, axis_name=axis_name)
+        _move_results(SimpleNamespace(module=module, axis_size=axis_size, axis_name=axis_name, memo={}), new_jvp,
+                      jvp_dims, out_dims * 2)
+    funcs.defer(name, batch_into)
+    return new_func, {"jvp_callee": name}, out_dims
 
 
 def _custom_vjp_call_batch(b, args, dims, *, callee, fwd_callee, bwd_callee, **params):

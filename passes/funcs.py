@@ -1,6 +1,8 @@
 """Finding, creating and finishing the ``func.func``s that passes read and write."""
 from __future__ import annotations
 
+import itertools
+
 from irax.ir.errors import PassPipelineError
 from irax.ir.jaxpr_view import NUM_CONSTS_ATTR, body_ops
 from irax.ir.mlir import ir
@@ -18,8 +20,33 @@ def symbols(module):
     return {name_of(f): f for f in functions(module)}
 
 
+# Functions named before they are traced: name -> a function tracing it into the module it is given.
+_deferred: dict = {}
+_deferred_names = itertools.count()
+
+
+def defer(name: str, trace_into):
+    """Names a function that ``lookup`` traces into a module when first asked for it there (a custom_jvp rule
+    that calls its own function at another nondiff value: traced eagerly, it would trace the next one's rule
+    and so on without end)."""
+    _deferred[name] = trace_into
+
+
+def deferred_name(base: str) -> str:
+    """A name for a function that passes defer, unlike any other in any module."""
+    return f"{base}_deferred{next(_deferred_names)}"
+
+
+def is_deferred(module, name) -> bool:
+    """Whether ``name`` is a deferred function not yet traced into ``module``."""
+    return name in _deferred and name not in symbols(module)
+
+
 def lookup(module, name):
     func = symbols(module).get(name)
+    if func is None and name in _deferred:
+        _deferred[name](module)
+        func = symbols(module).get(name)
     if func is None:
         raise PassPipelineError(f"no function @{name} in the module")
     return func

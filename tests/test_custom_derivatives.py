@@ -309,3 +309,61 @@ def test_rules_calling_the_function_while_closing_over_arrays(kind):
             assert ours[name] == want, name
         else:
             np.testing.assert_allclose(ours[name], want, rtol=1e-6, err_msg=name)
+
+
+def _power(lib, jnp):
+    """x ** n whose JVP rule calls it at n - 1 (a nondiff argument): rules must be traced only when needed."""
+    from functools import partial
+
+    @partial(lib.custom_jvp, nondiff_argnums=(0,))
+    def power(n, x):
+        return jnp.sin(x) if n == 0 else x ** n
+
+    @power.defjvp
+    def power_jvp(n, primals, tangents):
+        (x,), (t,) = primals, tangents
+        return power(n, x), (jnp.cos(x) if n == 0 else n * power(n - 1, x)) * t
+    return power
+
+
+def _power_programs(lib, jnp):
+    power = _power(lib, jnp)
+    x, xs = np.float32(0.7), np.linspace(-1, 1, 3, dtype=np.float32)
+    return {
+        "grad": (lib.grad(lambda x: power(3, x)), x),
+        "grad_grad": (lib.grad(lib.grad(lambda x: power(3, x))), x),
+        "jit_grad_grad_grad": (lib.jit(lib.grad(lib.grad(lib.grad(lambda x: power(3, x))))), x),
+        "jvp": (lambda x: lib.jvp(lambda x: power(4, x), (x,), (np.float32(1),)), x),
+        "vmap_grad": (lib.vmap(lib.grad(lambda x: power(2, x))), xs),
+        "grad_of_vmap_grad": (lib.grad(lambda xs: lib.vmap(lib.grad(lambda x: power(3, x)))(xs).sum()), xs),
+        "jit_hessian": (lib.jit(lib.hessian(lambda xs: power(3, xs).sum())), xs),
+    }
+
+
+@pytest.mark.parametrize("name", sorted(_power_programs(irax, inp)))
+def test_a_rule_calling_its_function_at_another_nondiff_value(name):
+    (fn, x), (jfn, _) = _power_programs(irax, inp)[name], _power_programs(jax, jax.numpy)[name]
+    for actual, expected in zip(jax.tree_util.tree_leaves(fn(x)), jax.tree_util.tree_leaves(jfn(x))):
+        np.testing.assert_allclose(np.asarray(actual), np.asarray(expected), rtol=1e-6)
+
+
+def test_a_rule_calling_its_function_at_another_nondiff_value_prints_as_jax():
+    power, jpower = _power(irax, inp), _power(jax, jax.numpy)
+    assert str(irax.make_jaxpr(irax.grad(lambda x: power(3, x)))(1.0)) == \
+        str(jax.make_jaxpr(jax.grad(lambda x: jpower(3, x)))(1.0))
+
+
+def test_a_deferred_rule_closing_over_a_tracer_is_refused():
+    from functools import partial
+
+    def outer(c):
+        @partial(irax.custom_jvp, nondiff_argnums=(0,))
+        def f(n, x):
+            return x * n
+
+        @f.defjvp
+        def f_jvp(n, primals, tangents):
+            return f(n, primals[0]), f(n - 1, primals[0]) * tangents[0] * c
+        return irax.grad(irax.grad(lambda x: f(2, x)))(c)
+    with pytest.raises(NotImplementedError, match="close over traced values"):
+        irax.jit(outer)(np.float32(1.5))
