@@ -24,7 +24,7 @@ _DEFINED_IN = {
             "typeof"),
     "config": ("default_matmul_precision", "disable_jit", "enable_x64", "log_compiles", "numpy_rank_promotion"),
     "basearray": ("Array",),
-    "batching": ("vmap",),
+    "batching": ("pmap", "vmap"),
     "callbacks": ("pure_callback",),
     "custom_derivatives": ("custom_gradient", "custom_jvp", "custom_vjp"),
     "core": ("Tracer", "ensure_compile_time_eval"),

@@ -326,7 +326,7 @@ def _infer_argnums_and_argnames(fun, argnums, argnames, kind="static"):
     if names and not nums:
         nums = tuple(i for i, p in enumerate(positional) if by_name[i] and p.name in names)
     elif nums and not names:
-        wanted = {i % len(positional) for i in nums}
+        wanted = {i % len(positional) for i in nums if -len(positional) <= i < len(positional)}  # else *args'
         names = tuple(p.name for i, p in enumerate(positional) if by_name[i] and i in wanted)
     return nums, names
 

@@ -192,3 +192,44 @@ def _batched_call(fun, leaves, in_tree, dims, size, out_axes, axis_name):
                              f"output was batched on axis {e.src}") from None
     outs = replay(traced.module, batched, [leaves[i] for i in mapped] + list(traced.closure))
     return traced.unflatten(outs)
+
+
+def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnums=(), devices=None, backend=None,
+         axis_size=None, donate_argnums=(), global_arg_shapes=None):
+    """``fun`` mapped over one device per element of an axis, as ``jax.pmap``. irax has one device per platform,
+    so an axis fits only when it has at most that many elements; the map then is ``jit`` of ``vmap``, collectives
+    over ``axis_name`` included."""
+    from . import device
+    if not callable(fun):
+        raise TypeError(f"Expected a callable value, got {fun}")
+    static = ((static_broadcasted_argnums,) if isinstance(static_broadcasted_argnums, int)
+              else tuple(static_broadcasted_argnums))
+    available = len(devices) if devices is not None else device.local_device_count(backend)
+
+    def dynamic(args):
+        dyn = [i for i in range(len(args)) if i not in static]
+        axes = tuple(in_axes[i] for i in dyn) if isinstance(in_axes, (tuple, list)) else in_axes
+        return dyn, axes
+
+    def mapped(*args, **kwargs):
+        dyn, axes = dynamic(args)
+
+        def per_device(*dyn_args):
+            full = list(args)
+            for i, x in zip(dyn, dyn_args):
+                full[i] = x
+            return fun(*full, **kwargs)
+        per_device.__name__ = getattr(fun, "__name__", "fun")
+        return vmap(per_device, axes, out_axes, axis_name=axis_name, axis_size=axis_size)(*[args[i] for i in dyn])
+    jitted = api.jit(mapped, static_argnums=static, donate_argnums=donate_argnums)
+
+    @functools.wraps(fun)
+    def pmap_f(*args, **kwargs):
+        dyn, axes = dynamic(args)
+        leaves, in_tree = tree_util.tree_flatten((tuple(args[i] for i in dyn), kwargs))
+        size = _mapped_axis_size(fun, in_tree, leaves, _flatten_in_axes(in_tree, axes), axis_size)
+        if size > available:
+            raise ValueError(f"compiling computation that requires {size} logical devices, but only {available} "
+                             "devices are available")
+        return jitted(*args, **kwargs)
+    return pmap_f

@@ -306,3 +306,8 @@ print(callable(compile_str), iree.compiler.ir is ir, "iree.compiler.tools" in sy
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == ["1", "False", "True", "True", "True"]
+
+
+def test_static_argnums_reaching_a_functions_varargs():
+    f = irax.jit(lambda *a: a[0] * a[1], static_argnums=(1,))
+    np.testing.assert_array_equal(f(jnp.ones(2), 3), [3.0, 3.0])

@@ -244,3 +244,30 @@ def test_collective_inside_a_jit_of_unbatched_operands_is_batched():
     mine = build(irax, ilax)
     assert str(irax.make_jaxpr(mine)(x43, v3)) == str(jax.make_jaxpr(build(jax, jax.lax))(x43, v3))
     np.testing.assert_allclose(np.asarray(irax.jit(mine)(x43, v3)), x43 + 4 * v3, rtol=1e-6)
+
+
+def _pmap_programs(lib):
+    ones = np.ones((1, 3), np.float32)
+    return {
+        "map": (lib.pmap(lambda x: x * 2), (ones,)),
+        "psum_pytree": (lib.pmap(lambda t: {"s": lib.lax.psum(t["a"], "i"), "m": t["a"].max()}, axis_name="i"),
+                        ({"a": np.arange(6, dtype=np.float32).reshape(1, 6)},)),
+        "static_and_unmapped": (lib.pmap(lambda x, n, y: x * n + y, in_axes=(0, None, None),
+                                         static_broadcasted_argnums=(1,)), (ones, 3, np.float32(1.5))),
+        "in_axes_1": (lib.pmap(lambda x: x.sum(), in_axes=1), (np.arange(4, dtype=np.float32).reshape(4, 1),)),
+    }
+
+
+@pytest.mark.parametrize("name", sorted(_pmap_programs(irax)))
+def test_pmap_matches_jax_on_one_device(name):
+    jax = pytest.importorskip("jax")
+    (fn, args), (jfn, _) = _pmap_programs(irax)[name], _pmap_programs(jax)[name]
+    actual, expected = fn(*args), jfn(*args)
+    assert irax.tree_util.tree_structure(actual) == irax.tree_util.tree_structure(expected)
+    for a, e in zip(irax.tree_util.tree_leaves(actual), irax.tree_util.tree_leaves(expected)):
+        np.testing.assert_array_equal(np.asarray(a), np.asarray(e))
+
+
+def test_pmap_over_more_elements_than_devices_is_refused():
+    with pytest.raises(ValueError, match="requires 2 logical devices, but only 1 devices are available"):
+        irax.pmap(lambda x: x * 2)(np.ones((2, 3), np.float32))
