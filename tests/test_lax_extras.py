@@ -354,3 +354,23 @@ def test_trigonometry_of_large_and_tiny_arguments(dtype):
     s, c, t = (np.asarray(v) for v in fns(zeros))
     assert list(np.signbit(s[:2])) == list(np.signbit(t[:2])) == [False, True] and list(c[:2]) == [1, 1]
     assert np.isnan(s[2:]).all() and np.isnan(c[2:]).all() and np.isnan(t[2:]).all()
+
+
+def test_platform_dependent_runs_the_branch_of_this_platform_as_jax():
+    def program(lax):
+        return lambda x: lax.platform_dependent(x, cpu=lambda x: x * 2, cuda=lambda x: x * 5, default=lambda x: x * 3)
+    for fn, jfn in ((program(irax.lax), program(jax.lax)), (irax.jit(program(irax.lax)), jax.jit(program(jax.lax)))):
+        assert float(fn(np.float32(1.5))) == float(jfn(np.float32(1.5))) == 3.0
+    assert float(irax.lax.platform_dependent(1.0, tpu=lambda x: x, default=lambda x: x - 1)) == 0.0
+
+
+@pytest.mark.parametrize("kwargs,error,message", [
+    ({"tpu": lambda x: x}, NotImplementedError, r"platform_index\(platforms=\(\('tpu',\),\)\)' not found for platform"),
+    ({"gpu": lambda x: x}, ValueError, "Use 'cuda' or 'rocm'"),
+    ({"cpu": 3}, TypeError, "the 'cpu' branch must be a callable"),
+    ({"default": 3}, TypeError, "the 'default' branch must be a callable"),
+], ids=["no_branch", "gpu", "not_callable", "default_not_callable"])
+def test_platform_dependent_bad_input_raises_as_jax(kwargs, error, message):
+    for lax in (irax.lax, jax.lax):
+        with pytest.raises(error, match=message):
+            lax.platform_dependent(1.0, **kwargs)

@@ -440,8 +440,8 @@ from . import linalg  # noqa: E402,F401
 from ._convolution import (ConvDimensionNumbers, conv, conv_dimension_numbers, conv_general_dilated,  # noqa: E402,F401
                            conv_general_permutations, conv_shape_tuple, conv_transpose, conv_with_general_padding,
                            padtype_to_pads, reduce_window, reduce_window_shape_tuple)
-from ._control_flow import (associative_scan, cond, fori_loop, map, scan, scatter_apply, switch,  # noqa: E402,F401,A004
-                            while_loop)
+from ._control_flow import (associative_scan, cond, fori_loop, map, platform_dependent, scan, scatter_apply,  # noqa: E402,F401,A004
+                            switch, while_loop)
 from ._solves import custom_linear_solve, custom_root  # noqa: E402,F401
 from ._misc import (batch_matmul, broadcast_like, broadcast_shapes, broadcast_to_rank, collapse,  # noqa: E402,F401
                     dtype, dynamic_index_in_dim, dynamic_update_index_in_dim, index_take, reduce)

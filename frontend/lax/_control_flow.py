@@ -707,3 +707,30 @@ def general_reduce(flat_operands, flat_init_values, tree, computation, dimension
     printed = re.sub(r" at 0x[0-9a-fA-F]+", " at 0xXXXXXXXXXXXX", repr(computation))  # as JAX prints it
     return core.bind_with_bodies("reduce", module, operands + inits, avals, {
         "computation": printed, "dimensions": dimensions, "jaxpr": funcs.name_of(_func(module, traced))})
+
+
+def platform_dependent(*args, default=None, **per_platform):
+    """``per_platform[platform](*args)``, or ``default(*args)`` for a platform not named, as
+    ``jax.lax.platform_dependent``. irax traces for one platform, its default backend's, so the branch is chosen
+    while tracing (as JAX chooses it when the platform is known) and only that branch is traced."""
+    from irax import device
+    branches = []  # (platform names, branch), identical branches joined as JAX joins them
+    for name, branch in per_platform.items():
+        if not callable(branch):
+            raise TypeError(f"lax.platform_dependent: the '{name}' branch must be a callable.")
+        if name == "gpu":
+            raise ValueError("Use 'cuda' or 'rocm' for lax.platform_dependent.")
+        same = [names for names, b in branches if b == branch]
+        if same:
+            same[0].append(name)
+        else:
+            branches.append(([name], branch))
+    if default is not None and not callable(default):
+        raise TypeError("lax.platform_dependent: the 'default' branch must be a callable.")
+    platform = device.default_backend()
+    chosen = per_platform.get(platform, default)
+    if chosen is None:
+        platforms = tuple(tuple(names) for names, _ in branches)
+        raise NotImplementedError(f"MLIR translation rule for primitive 'platform_index(platforms={platforms})' not "
+                                  f"found for platform {platform}")
+    return chosen(*args)
