@@ -45,7 +45,7 @@ for _name, _fn in {
     "exp2": np.exp2, "expm1": np.expm1, "log1p": np.log1p, "tanh": np.tanh,
     "sin": np.sin, "cos": np.cos, "tan": np.tan, "asin": np.arcsin, "acos": np.arccos, "atan": np.arctan,
     "sinh": np.sinh, "cosh": np.cosh, "asinh": np.arcsinh, "acosh": np.arccosh, "atanh": np.arctanh,
-    "cbrt": np.cbrt, "square": np.square, "stop_gradient": np.asarray,
+    "cbrt": np.cbrt, "square": np.square, "stop_gradient": np.asarray, "copy": np.array,
     "real": np.real, "imag": np.imag, "conj": np.conj,
     "erf": special.erf, "erfc": special.erfc, "erf_inv": special.erf_inv, "lgamma": special.lgamma,
     "digamma": special.digamma,

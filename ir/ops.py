@@ -122,6 +122,7 @@ for _name in ("floor", "ceil", "erf", "erfc", "erf_inv", "lgamma", "digamma", "c
 for _name in ("neg", "sign", "square"):
     declare(_name, 1, S.nary(NUMBER), doc=f"Elementwise {_name}.")
 declare("stop_gradient", 1, S.nary(ANY), doc="Identity whose derivative is zero (booleans too, as JAX's).")
+declare("copy", 1, S.nary(ANY), doc="A fresh array equal to its operand (``jnp.array(x)``, ``x.copy()``).")
 declare("abs", 1, S.nary((np.inexact, np.signedinteger), S.real_dtype),
         doc="Elementwise absolute value (real result for complex).")
 declare("round", 1, S.nary(FLOAT), Param("rounding_method", P.INT),

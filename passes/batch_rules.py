@@ -22,7 +22,7 @@ from .funcs import lookup
 
 defvectorized("exp", "exp2", "log", "expm1", "log1p", "tanh", "logistic", "sin", "cos", "tan", "sqrt", "rsqrt",
               "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "floor", "ceil", "erf", "erfc",
-              "erf_inv", "lgamma", "digamma", "cbrt", "neg", "sign", "square", "stop_gradient", "abs", "round",
+              "erf_inv", "lgamma", "digamma", "cbrt", "neg", "sign", "square", "stop_gradient", "copy", "abs", "round",
               "is_finite", "not", "population_count", "clz", "integer_pow", "real", "imag", "conj",
               "convert_element_type", "bitcast_convert_type", "name", "bessel_i0e", "bessel_i1e", "reduce_precision")
 

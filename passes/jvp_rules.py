@@ -33,7 +33,7 @@ defjvp_zero("sign", "floor", "ceil", "round", "is_finite", "not", "and", "or", "
 # --- linear -----------------------------------------------------------------------------------------
 
 for _name in ("neg", "reduce_sum", "reshape", "squeeze", "transpose", "rev", "pad", "concatenate", "stack",
-              "real", "imag", "complex", "conj", "cumsum", "add_any", "slice", "split"):
+              "real", "imag", "complex", "conj", "cumsum", "add_any", "slice", "split", "copy"):
     deflinear(_name)
 
 

@@ -336,7 +336,7 @@ def _div(ctx, x, y):
     return ctx.emit1("stablehlo.multiply", [ctx.broadcast(x, out.shape), ctx.broadcast(reciprocal, out.shape)])
 
 
-@lowering("stop_gradient", "name")
+@lowering("stop_gradient", "copy", "name")
 def _identity(ctx, x, **params):
     return x
 

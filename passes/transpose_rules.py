@@ -43,7 +43,7 @@ def _div_transpose(b, ct, x, y):
 
 TRANSPOSE_RULES.update({
     "add": _add_transpose, "add_any": lambda b, ct, x, y: [ct, ct], "sub": _sub_transpose, "mul": _mul_transpose,
-    "div": _div_transpose, "neg": lambda b, ct, x: [b.neg(ct)],
+    "div": _div_transpose, "neg": lambda b, ct, x: [b.neg(ct)], "copy": lambda b, ct, x: [b.copy(ct)],
 })
 
 

@@ -97,6 +97,7 @@ PROGRAMS = {
     "grad_minimum_xy": lambda jax, jnp, lax, nn: (
         jax.grad(lambda x, y: jnp.sum(jnp.minimum(x, y)), argnums=(0, 1)), (v3, v3[::-1].copy())),
     "grad_stop_gradient": lambda jax, jnp, lax, nn: (jax.grad(lambda x: jnp.sum(lax.stop_gradient(x) * x)), (v3,)),
+    "grad_copy": lambda jax, jnp, lax, nn: (jax.grad(lambda x: jnp.sum(jnp.array(x) * x.copy())), (v3,)),
     "grad_stop_all": lambda jax, jnp, lax, nn: (jax.grad(lambda x: jnp.sum(lax.stop_gradient(x * x))), (v3,)),
     "grad_astype_roundtrip": lambda jax, jnp, lax, nn: (
         jax.grad(lambda x: jnp.sum(x.astype(jnp.float16).astype(jnp.float32) * x)), (v3,)),

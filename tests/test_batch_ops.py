@@ -131,6 +131,7 @@ def _elementwise_cases():
         Case("bitcast_convert_type", "bitcast_convert_type", _op("bitcast_convert_type", new_dtype=np.int32),
              (F,), "unary"),
         Case("add_any", "add_any", _add_any, (F, F), "binary"),
+        Case("copy", "copy", lambda lax_, x: (irax.numpy if lax_ is lax else jax.numpy).copy(x), (F,), "unary"),
         Case("reduce_precision", "reduce_precision", _op("reduce_precision", exponent_bits=5, mantissa_bits=10),
              (F,), "unary"),
         Case("betainc", "regularized_incomplete_beta", _op("betainc"), (POS, POS, Arg(lo=0.05, hi=0.95)), "binary",

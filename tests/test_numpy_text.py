@@ -332,11 +332,30 @@ case("convolve", lambda m: (lambda a, v: m.convolve(a, v)), x23[0] - x3, x3[:2])
 case("correlate", lambda m: (lambda a, v: m.correlate(a, v, mode="same")), x3[:2], x23[1])
 case("polymul", lambda m: (lambda a, v: m.polymul(a, v)), x3, x23[1])
 
+case("split", lambda m: (lambda x: m.split(x, 3)), x3)
+case("array_split", lambda m: (lambda x: m.array_split(x, 2)), x3)
+case("hsplit", lambda m: (lambda x: m.hsplit(x, 3)), x23)
+case("vsplit", lambda m: (lambda x: m.vsplit(x, 2)), x23)
+case("array-copy", lambda m: m.array, x23)
+case("array-no_copy", lambda m: (lambda x: m.array(x, copy=False)), x23)
+case("asarray-copy", lambda m: (lambda x: m.asarray(x, copy=True)), x23)
+case("copy", lambda m: m.copy, x23)
+case("copy-method", lambda m: (lambda x: x.copy()), x23)
+case("diagonal", lambda m: m.diagonal, x23)
+case("diagonal-offset", lambda m: (lambda x: m.diagonal(x, -1)), x23.T)
+case("diag-2d", lambda m: m.diag, x23)
+case("concatenate-one", lambda m: (lambda x: m.concatenate([x])), x3)
+case("diagflat", lambda m: m.diagflat, x3)
+case("diagflat-k", lambda m: (lambda x: m.diagflat(x, -1)), x23)
+case("fill_diagonal", lambda m: (lambda x: m.fill_diagonal(x, 2.0, inplace=False)), x23)
+case("fill_diagonal-tiled", lambda m: (lambda x, v: m.fill_diagonal(x, v, inplace=False)), x23.T, p3[:1])
+case("polyadd", lambda m: m.polyadd, x3, p3[:2])
+case("polysub", lambda m: m.polysub, x3[:2], p3)
+case("polydiv", lambda m: m.polydiv, x3, p3[:2])
+
 # Known differences (not in the tests), by cause:
-#   irax has no such primitive: split (split, array_split, hsplit, vsplit, dsplit),
-#   copy (jnp.array / jnp.copy of a traced array), gather (diagonal, diag of a matrix, corrcoef), scatter
-#   (diagflat, fill_diagonal, polyadd, polysub, polydiv, tril_indices, bincount, insert), scan (polyval,
-#   searchsorted, digitize, histogram).
+#   Outlined jaxprs JAX shares between calls: corrcoef. Scatters where irax masks or pads: tril_indices, insert.
+#   scan: polyval, searchsorted, digitize, histogram.
 #   The dialect: pow takes one dtype (a float base with an integer exponent array converts the exponent, where
 #   JAX binds pow(f32, i32)); reshape has no ``dimensions`` (order="F" reshapes transpose first).
 #   irax.numpy's own implementations: einsum (JAX contracts along opt_einsum paths), matvec/vecmat/vecdot with

@@ -8,7 +8,8 @@ import operator
 import numpy as np
 
 from irax import dtypes as _dtypes
-from irax.core import bind1, is_tracer
+from irax.array import Array
+from irax.core import Tracer, bind1
 from irax.ir.avals import ShapedArray
 from irax.ir.convolution import canonicalize_precision
 from irax.ir.ops import PRIMITIVES
@@ -214,9 +215,9 @@ def pad(operand, padding_value, padding_config):
 
 
 def concatenate(operands, dimension):
+    if len(operands) == 1 and isinstance(operands[0], (Array, Tracer)):
+        return operands[0]  # as JAX's: one irax array (traced or not) is its own concatenation
     operands = [as_operand(o) for o in operands]
-    if len(operands) == 1 and not is_tracer(operands[0]):
-        return operands[0]
     return bind1("concatenate", *operands, dimension=operator.index(dimension))
 
 

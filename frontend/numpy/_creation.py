@@ -8,11 +8,11 @@ import numpy as np
 
 from irax import dtypes, lax
 from irax.array import Array
-from irax.core import Tracer
+from irax.core import Tracer, bind1
 from irax.ir.avals import ShapedArray
 from irax.lax._scalars import as_operand
 
-from ._util import convert, convert_element_type, staged_as, to_inexact_dtype
+from ._util import check_arraylike, convert, convert_element_type, staged_as, to_inexact_dtype
 
 
 def _canonical(dtype):
@@ -37,8 +37,9 @@ def array(object, dtype=None, copy=True, order="K", ndmin=0):
     if hasattr(object, "__jax_array__"):
         object = object.__jax_array__()
     if isinstance(object, (Array, Tracer)):
-        # (JAX binds ``copy`` for a traced array with copy=True; irax has no such primitive.)
-        out = object if dtype is None else convert(object, dtype, False)
+        out = bind1("copy", object) if copy else object
+        if dtype is not None:
+            out = convert(out, dtype, False)
     elif isinstance(object, (list, tuple)) and _has_traced(object):
         out = _concatenate_leaves(object, dtype)
     else:
@@ -100,9 +101,9 @@ def _infer_sequence_dtype(seq, host):
 
 
 def asarray(a, dtype=None, order=None, *, copy=None, device=None):
-    if isinstance(a, (Array, Tracer)) and dtype is None:
+    if isinstance(a, (Array, Tracer)) and dtype is None and not copy:
         return a
-    return array(a, dtype=dtype, copy=False)
+    return array(a, dtype=dtype, copy=bool(copy))
 
 
 def zeros(shape, dtype=None, *, device=None):
@@ -149,7 +150,6 @@ def full_like(a, fill_value, dtype=None, shape=None, *, device=None):
 
 def arange(start, stop=None, step=None, dtype=None, *, device=None, out_sharding=None):
     """Evenly spaced values from ``iota``, as ``jnp.arange`` (the bounds must be concrete)."""
-    from ._util import check_arraylike
     if dtype is not None:
         dtype = dtypes.canonicalize_dtype(dtype)
     for v in (start, stop, step):
@@ -327,7 +327,8 @@ def tri(N, M=None, k=0, dtype=None):
 
 
 def copy(a, order=None):
-    return as_operand(a)
+    check_arraylike("copy", a)
+    return array(a, copy=True, order=order)
 
 
 def _window(name, formula):

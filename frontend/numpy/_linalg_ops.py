@@ -294,20 +294,21 @@ def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
     return sum(a, axis=(-2, -1), dtype=dtype)
 
 
+@staged_as("diagonal", static_argnames=("offset", "axis1", "axis2"))
 def diagonal(a, offset=0, axis1=0, axis2=1):
-    """The diagonal, via a mask and a sum over columns (exact: one nonzero term per row)."""
-    from ._creation import eye
-    from ._reductions import any, sum
+    """The diagonal, gathered at its (row, column) pairs as JAX's (a masked sum would lose a -0.0 entry)."""
+    from ._creation import arange
     from ._shape import moveaxis
-    from ._ufuncs import where
-    a = moveaxis(as_operand(a), (axis1, axis2), (-2, -1))
-    n, m = a.shape[-2:]
-    picked = where(eye(n, m, k=offset, dtype=np.bool_), a, lax.full_like(a, 0))
-    length = builtins.max(0, builtins.min(n, m - offset) if offset >= 0 else builtins.min(n + offset, m))
-    start = 0 if offset >= 0 else -offset
-    # One term per row is nonzero, so the row's sum (its ``any`` for bools) is the diagonal entry, in a's dtype.
-    rows = any(picked, axis=-1) if a.dtype == np.bool_ else sum(picked, axis=-1, dtype=a.dtype)
-    return lax.slice_in_dim(rows, start, start + length, axis=-1)
+    a = as_operand(a)
+    if a.ndim < 2:
+        raise ValueError("diagonal requires an array of at least two dimensions.")
+    offset = operator.index(offset)
+    n, m = a.shape[axis1], a.shape[axis2]
+    size = builtins.max(0, builtins.min(n + builtins.min(offset, 0), m - builtins.max(offset, 0)))
+    a = moveaxis(a, (axis1, axis2), (-2, -1))
+    i = arange(size)
+    j = arange(abs(offset), abs(offset) + size)
+    return a[..., i, j] if offset >= 0 else a[..., j, i]
 
 
 @staged_as("matvec")

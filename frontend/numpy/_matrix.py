@@ -127,8 +127,15 @@ def _diag(v, k):
 
 
 def diagflat(v, k=0):
+    """``v`` flattened onto the ``k``-th diagonal, scattered into the flat result as JAX's."""
+    from ._creation import arange, zeros
     check_arraylike("diagflat", v)
-    return diag(ravel(v), k)
+    v = ravel(v)
+    size = v.shape[0] + abs(k)
+    out = zeros(size * size, dtype=v.dtype)
+    i = arange(0, size - abs(k))
+    flat = i + k + i * size if k >= 0 else i + (i - k) * size
+    return out.at[flat].set(v).reshape(size, size)
 
 
 def fill_diagonal(a, val, wrap=False, *, inplace=True):
@@ -143,26 +150,14 @@ def fill_diagonal(a, val, wrap=False, *, inplace=True):
         raise ValueError("array must be at least 2-d")
     if a.ndim > 2 and not builtins.all(n == a.shape[0] for n in a.shape[1:]):
         raise ValueError("All dimensions of input must be of equal length")
-    values = convert(val if val.ndim == 0 else _tile_to_size(ravel(val), builtins.min(a.shape)), a.dtype)
-    if values.ndim:
-        values = lax.pad(values, convert(0, a.dtype), ((0, a.shape[0] - values.shape[0], 0),))
-        values = lax.broadcast_in_dim(values, a.shape, (0,))
-    from ._ufuncs import where
-    return where(_diagonal_mask(a.shape), values, a)
+    n = builtins.min(a.shape)
+    return a.at[diag_indices(n, a.ndim)].set(val if val.ndim == 0 else _tile_to_size(ravel(val), n))
 
 
 def _tile_to_size(arr, size):
     if arr.size < size:
         arr = tile(arr, -(-size // arr.size))
     return lax.slice_in_dim(arr, 0, size) if arr.size > size else arr
-
-
-def _diagonal_mask(shape):
-    iotas = [lax.broadcasted_iota(dtypes.default_int_dtype(), shape, d) for d in range(len(shape))]
-    mask = lax.eq(iotas[0], iotas[1])
-    for other in iotas[2:]:
-        mask = lax.bitwise_and(mask, lax.eq(iotas[0], other))
-    return mask
 
 
 def vander(x, N=None, increasing=False):

@@ -32,8 +32,7 @@ def polyadd(a1, a2):
     a1, a2 = promote_dtypes(a1, a2)
     if a2.shape[0] > a1.shape[0]:
         a1, a2 = a2, a1
-    pad = a1.shape[0] - a2.shape[0]
-    return lax.add(a1, lax.pad(a2, convert(0, a2.dtype), ((pad, 0, 0),) + ((0, 0, 0),) * (a2.ndim - 1)))
+    return a1.at[-a2.shape[0]:].add(a2)
 
 
 @staged
@@ -110,7 +109,7 @@ def polydiv(u, v, *, trim_leading_zeros=False):
     for k in range(0, m - n + 1):
         d = lax.mul(scale, lax.index_in_dim(u, k, keepdims=False))
         q = q.at[k].set(d)
-        u = u.at[k:k + n + 1].add(lax.neg(lax.mul(d, v)))
+        u = u.at[k:k + n + 1].add(lax.mul(lax.neg(d), v))
     if trim_leading_zeros:
         eps = np.sqrt(np.finfo(u.dtype).eps)
         host = np.abs(np.asarray(u))
