@@ -96,10 +96,11 @@ def _fun_name(fun) -> str:
 
 
 def trace(fun, args, kwargs, *, purpose, module=None, func_name="main", private=False, concrete=False,
-          seed=()) -> Traced:
+          seed=(), embed_constants=False) -> Traced:
     """Traces ``fun(*args, **kwargs)`` (array leaves abstract) into a new ``func.func``; ``concrete`` tracers
     also carry the arguments' values where all of them have one. ``seed`` lists values to take as the first
-    closed-over ones, in order."""
+    closed-over ones, in order. With ``embed_constants`` the function builds the arrays it closes over itself
+    (as it is traced after its callers, which cannot pass them)."""
     leaves, in_tree = tree_util.tree_flatten((args, kwargs))
     in_avals = [abstractify(x, f"argument {i}") for i, x in enumerate(leaves)]
     module = module if module is not None else core.new_module()
@@ -108,7 +109,7 @@ def trace(fun, args, kwargs, *, purpose, module=None, func_name="main", private=
     if values is not None and any(v is None for v in values):
         values = None
     t = core.JaxprTrace(module, func_name, [a for a in in_avals], fun_name=_fun_name(fun), purpose=purpose,
-                        parent=parent, concrete_args=values)
+                        parent=parent, concrete_args=values, embed_constants=embed_constants)
     if private:
         t.func.attributes["sym_visibility"] = ir.StringAttr.get("private", context=context())
     core.push_trace(t)

@@ -258,8 +258,9 @@ class JaxprTrace:
     _levels = itertools.count(1)
 
     def __init__(self, module, func_name: str, in_avals, *, fun_name="<fn>", purpose="jit", parent=None,
-                 concrete_args=None):
+                 concrete_args=None, embed_constants=False):
         self.module = module
+        self.embed_constants = embed_constants
         self.concrete = concrete_args is not None
         self.parent = parent
         self.fun_name = fun_name
@@ -321,6 +322,8 @@ class JaxprTrace:
         array = to_numpy(x)
         if array.shape == ():
             return self.literal(array, dtypes.is_weakly_typed(x), python_scalar_text(x))
+        if self.embed_constants:
+            return self._embedded(array)
         return self._const(x, array)
 
     def literal(self, array, weak_type=False, shown=None):
@@ -329,6 +332,21 @@ class JaxprTrace:
                                  attributes=dialect.encode_params(ops.OPS["literal"], params),
                                  loc=user_location(), ip=self.ip)
         return op.result
+
+    def _embedded(self, array):
+        """``array`` built in the function from its elements' literals, for a function traced after its callers
+        were (``api.trace``'s ``embed_constants``): they cannot pass it more arguments."""
+        from irax import lax
+        push_trace(self)
+        try:
+            if array.size == 0:
+                out = lax.full(array.shape, 0, array.dtype)
+            else:
+                pieces = [lax.full((1,), v, array.dtype) for v in array.reshape(-1)]
+                out = lax.reshape(lax.concatenate(pieces, 0), array.shape)
+        finally:
+            pop_trace(self)
+        return out.value
 
     def _const(self, x, array):
         return self._closure_arg(x, dialect.tensor_type(array.shape, array.dtype))

@@ -99,7 +99,7 @@ class _Custom:
         callee = self._trace(_flat(self._with_nondiff(self.fun, nondiff), in_tree, out_trees), leaves, name,
                              type(self).__name__, trace)
         entry = in_progress[key] = _Entry(callee, out_trees[0], {k: f"{name}_{k}" for k in rule_kinds})
-        if self._tracing_rules and isinstance(self, custom_jvp):
+        if self._tracing_rules:
             # a rule calling its function at another nondiff value (f(n - 1, x)), as JAX traces rules lazily
             del in_progress[key]
             self._defer_rules(entry, nondiff, [api.abstractify(x) for x in leaves], in_tree)
@@ -150,7 +150,7 @@ class _Custom:
         def trace_into(module):
             self._tracing_rules += 1
             try:
-                self._trace_rules(entry, core.ModuleTrace(module), nondiff, structs, in_tree)
+                self._trace_rules(entry, core.ModuleTrace(module), nondiff, structs, in_tree, embed_constants=True)
             finally:
                 self._tracing_rules -= 1
             if any(r.closure for r in entry.rules.values()):
@@ -161,9 +161,10 @@ class _Custom:
         for name in entry.names.values():
             funcs.defer(name, trace_into)
 
-    def _trace(self, fn, leaves, name, purpose, trace):
+    def _trace(self, fn, leaves, name, purpose, trace, embed_constants=False):
         fn.__name__ = self.__name__
-        return api.trace(fn, tuple(leaves), {}, purpose=purpose, module=trace.module, func_name=name, private=True)
+        return api.trace(fn, tuple(leaves), {}, purpose=purpose, module=trace.module, func_name=name, private=True,
+                         embed_constants=embed_constants)
 
 
 class _Entry:
@@ -212,7 +213,7 @@ class custom_jvp(_Custom):
     def _call_params(self):
         return {"jvp": getattr(self.jvp, "__name__", "jvp"), "symbolic_zeros": self.symbolic_zeros}
 
-    def _trace_rules(self, entry, trace, nondiff, leaves, in_tree):
+    def _trace_rules(self, entry, trace, nondiff, leaves, in_tree, embed_constants=False):
         n = len(leaves)
 
         def flat_jvp(*xs):
@@ -220,7 +221,8 @@ class custom_jvp(_Custom):
             tangents = tree_util.tree_unflatten(in_tree, list(xs[n:]))
             out, tangent_out = self.jvp(*nondiff, primals, tangents)
             return tree_util.tree_leaves(out) + tree_util.tree_leaves(tangent_out)
-        entry.rules = {"jvp": self._trace(flat_jvp, list(leaves) * 2, entry.names["jvp"], "custom_jvp rule", trace)}
+        entry.rules = {"jvp": self._trace(flat_jvp, list(leaves) * 2, entry.names["jvp"], "custom_jvp rule", trace,
+                                          embed_constants)}
 
 
 def _add_any(x, y):
@@ -254,7 +256,7 @@ class custom_vjp(_Custom):
         return {"fwd": getattr(self.fwd, "__name__", "fwd"), "bwd": getattr(self.bwd, "__name__", "bwd"),
                 "symbolic_zeros": self.symbolic_zeros}
 
-    def _trace_rules(self, entry, trace, nondiff, leaves, in_tree):
+    def _trace_rules(self, entry, trace, nondiff, leaves, in_tree, embed_constants=False):
         res_trees = []
         dyn = tree_util.tree_unflatten(in_tree, list(leaves))
 
@@ -268,7 +270,7 @@ class custom_vjp(_Custom):
             res_leaves, res_tree = tree_util.tree_flatten(res)
             res_trees.append(res_tree)
             return out_leaves + res_leaves
-        fwd = self._trace(flat_fwd, leaves, entry.names["fwd"], "custom_vjp fwd", trace)
+        fwd = self._trace(flat_fwd, leaves, entry.names["fwd"], "custom_vjp fwd", trace, embed_constants)
         n_out = len(entry.callee.out_avals)
         res_avals = fwd.out_avals[n_out:]
 
@@ -277,7 +279,8 @@ class custom_vjp(_Custom):
             cts = tree_util.tree_unflatten(entry.out_tree, list(xs[len(res_avals):]))
             return _check_bwd_output(self.bwd, self.bwd(*nondiff, res, cts), dyn)
         structs = [api.ShapeDtypeStruct(a.shape, a.dtype) for a in list(res_avals) + list(entry.callee.out_avals)]
-        entry.rules = {"fwd": fwd, "bwd": self._trace(flat_bwd, structs, entry.names["bwd"], "custom_vjp bwd", trace)}
+        entry.rules = {"fwd": fwd, "bwd": self._trace(flat_bwd, structs, entry.names["bwd"], "custom_vjp bwd", trace,
+                                                      embed_constants)}
 
 
 def _check_bwd_output(bwd, grads, dyn):

@@ -155,9 +155,13 @@ def _custom_vjp_call_batch(b, args, dims, *, callee, fwd_callee, bwd_callee, **p
     key = ("custom_vjp_call", callee, fwd_callee, bwd_callee, tuple(dims))
 
     def build():
-        func, fwd, bwd = (funcs.lookup(b.module, name) for name in (callee, fwd_callee, bwd_callee))
-        n_args, n_fwd_consts = len(funcs.arguments(func)), num_consts(fwd)
+        func = funcs.lookup(b.module, callee)
+        n_args = len(funcs.arguments(func))
         param_dims = dims[:n_args - num_consts(func)]
+        if funcs.is_deferred(b.module, fwd_callee):
+            return _batch_deferred_vjp(b, func, dims[:n_args], param_dims, fwd_callee, bwd_callee)
+        fwd, bwd = funcs.lookup(b.module, fwd_callee), funcs.lookup(b.module, bwd_callee)
+        n_fwd_consts = num_consts(fwd)
 
         def batch_fwd(call_dims):
             new_fwd, fwd_dims = _batch(b, fwd, param_dims + dims[n_args:n_args + n_fwd_consts])
@@ -171,6 +175,35 @@ def _custom_vjp_call_batch(b, args, dims, *, callee, fwd_callee, bwd_callee, **p
         return pending.callee, rules, out_dims
 
     return _custom_call_batch(b, args, dims, key, build, params, {"fwd_callee": fwd_callee, "bwd_callee": bwd_callee})
+
+
+def _batch_deferred_vjp(b, func, dims, param_dims, fwd_callee, bwd_callee):
+    """Rules not yet traced (``funcs.defer``; they close over nothing) are batched when a pass first asks for
+    them, as ``_batch_deferred_jvp``: fwd's outputs moved to the callee's dimensions, bwd batched after fwd, whose
+    residuals' dimensions it takes."""
+    new_func, out_dims = _batch(b, func, dims)
+    sources = {"fwd_callee": fwd_callee, "bwd_callee": bwd_callee}
+    names = {kind: funcs.deferred_name(f"{name}_batched") for kind, name in sources.items()}
+    res_dims = {}  # module -> the batched fwd's residual dimensions there
+
+    def batch_rule(module, kind, in_dims, wanted, sum_match=False):
+        new, got = batch_function(module, funcs.lookup(module, sources[kind]), in_dims, b.axis_size, names[kind],
+                                  axis_name=b.axis_name)
+        at = SimpleNamespace(module=module, axis_size=b.axis_size, axis_name=b.axis_name, memo={})
+        _move_results(at, new, got, wanted(got), sum_match)
+
+    def fwd_into(module):
+        def wanted(got):
+            res_dims[module] = got[len(out_dims):]
+            return out_dims + res_dims[module]
+        batch_rule(module, "fwd_callee", param_dims, wanted)
+
+    def bwd_into(module):
+        funcs.lookup(module, names["fwd_callee"])
+        batch_rule(module, "bwd_callee", res_dims[module] + out_dims, lambda got: param_dims, sum_match=True)
+    funcs.defer(names["fwd_callee"], fwd_into)
+    funcs.defer(names["bwd_callee"], bwd_into)
+    return new_func, names, out_dims
 
 
 def _batched_bwd(b, bwd, in_dims, grad_dims):

@@ -353,6 +353,43 @@ def test_a_rule_calling_its_function_at_another_nondiff_value_prints_as_jax():
         str(jax.make_jaxpr(jax.grad(lambda x: jpower(3, x)))(1.0))
 
 
+def _vjp_power(lib, jnp):
+    """x ** n whose bwd rule calls it at n - 1, closing over an array constant (built in the rule when it is traced
+    after its callers)."""
+    from functools import partial
+    weights = np.array([1.0, 2.0, 3.0], np.float32)
+
+    @partial(lib.custom_vjp, nondiff_argnums=(0,))
+    def power(n, x):
+        return jnp.sin(x) if n == 0 else x ** n
+
+    def power_fwd(n, x):
+        return power(n, x), x
+
+    def power_bwd(n, x, g):
+        slope = jnp.cos(x) if n == 0 else n * power(n - 1, x)
+        return (slope * g * jnp.sum(weights) / 6.0,)
+    power.defvjp(power_fwd, power_bwd)
+    return power
+
+
+def _vjp_power_programs(lib, jnp):
+    power = _vjp_power(lib, jnp)
+    x, xs = np.float32(0.7), np.linspace(-1, 1, 3, dtype=np.float32)
+    return {
+        "grad_grad": (lib.grad(lib.grad(lambda x: power(3, x))), x),
+        "jit_grad_grad_grad": (lib.jit(lib.grad(lib.grad(lib.grad(lambda x: power(3, x))))), x),
+        "vmap_grad_grad": (lib.vmap(lib.grad(lib.grad(lambda x: power(2, x)))), xs),
+        "grad_of_vmap_grad": (lib.grad(lambda xs: lib.vmap(lib.grad(lambda x: power(3, x)))(xs).sum()), xs),
+    }
+
+
+@pytest.mark.parametrize("name", sorted(_vjp_power_programs(irax, inp)))
+def test_a_bwd_rule_calling_its_function_at_another_nondiff_value(name):
+    (fn, x), (jfn, _) = _vjp_power_programs(irax, inp)[name], _vjp_power_programs(jax, jax.numpy)[name]
+    np.testing.assert_allclose(np.asarray(fn(x)), np.asarray(jfn(x)), rtol=1e-6)
+
+
 def test_a_deferred_rule_closing_over_a_tracer_is_refused():
     from functools import partial
 

@@ -2,9 +2,9 @@
 
 Integrate systems of ordinary differential equations (ODEs) with the Dormand-Prince method for adaptive
 integration stepsize calculation, differentiable by the adjoint method. A statement-by-statement port of JAX's
-module, so that values match JAX's, with three departures, each for a limitation of irax or IREE and explained
-where it is made: the closure conversion is cached here (``_closure_convert``), the step loop carries its step
-count last (``_odeint``), and adjoints nest at most ``_MAX_ADJOINT_DEPTH`` deep (``_odeint_rev``).
+module, so that values match JAX's, with two departures, each for a limitation of irax or IREE and explained
+where it is made: the closure conversion is cached here (``_closure_convert``), and the step loop carries its step
+count last (``_odeint``).
 
 For details of the mixed 4th/5th order Runge-Kutta integration method, see
 https://doi.org/10.1090/S0025-5718-1986-0815836-3
@@ -201,8 +201,7 @@ def odeint(func, y0, t, *args, rtol=1.4e-8, atol=1.4e-8, mxstep=jnp.inf, hmax=jn
 def _odeint_wrapper(func, rtol, atol, mxstep, hmax, y0, ts, *args):
     y0, unravel = ravel_pytree(y0)
     func = ravel_first_arg(func, unravel)
-    integrate = _odeint if _adjoint_depth <= _MAX_ADJOINT_DEPTH else _odeint.fun
-    out = integrate(func, rtol, atol, mxstep, hmax, y0, ts, *args)
+    out = _odeint(func, rtol, atol, mxstep, hmax, y0, ts, *args)
     return irax.vmap(unravel)(out)
 
 
@@ -252,21 +251,6 @@ def _odeint_fwd(func, rtol, atol, mxstep, hmax, y0, ts, *args):
     return ys, (ys, ts, args)
 
 
-# irax traces a custom_vjp's rules when the function is called, where JAX waits until it is differentiated, so the
-# adjoint's own odeint (whose rules hold one more odeint) would recurse without end: an odeint nested deeper than
-# this many adjoints integrates without a custom rule, and reverse mode differentiates odeint this many times + 1.
-_MAX_ADJOINT_DEPTH = 1
-_adjoint_depth = 0
-
-
-def _odeint_rev(*rev_args):
-    global _adjoint_depth
-    _adjoint_depth += 1
-    try:
-        return _odeint_adjoint(*rev_args)
-    finally:
-        _adjoint_depth -= 1
-
 
 @irax.default_matmul_precision("highest")
 def _odeint_adjoint(func, rtol, atol, mxstep, hmax, res, g):
@@ -303,4 +287,4 @@ def _odeint_adjoint(func, rtol, atol, mxstep, hmax, res, g):
     return (y_bar, ts_bar, *args_bar)
 
 
-_odeint.defvjp(_odeint_fwd, _odeint_rev)
+_odeint.defvjp(_odeint_fwd, _odeint_adjoint)
