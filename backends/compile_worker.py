@@ -9,6 +9,7 @@ length-prefixed pickles: ``(text, flags)`` in; out ``(True, vmfb)``, ``(False, N
 from __future__ import annotations
 
 import pickle
+import re
 import struct
 import sys
 
@@ -31,20 +32,59 @@ def read_message(stream):
     return pickle.loads(data) if len(data) == size else None
 
 
+# A module whose StableHLO has control flow compiles in two stages, to IREE's VM dialect and on from there, with
+# ``vm_fixups`` rewriting the VM module in between (a bug of IREE's VM bytecode encoder, explained there); a module
+# without control flow has no branches with block arguments, so it compiles in one stage.
+_CONTROL_FLOW = re.compile(r"stablehlo\.(?:while|case|if)\b")
+
+
 def _compile(text: str, flags) -> bytes | None:
     from iree.compiler.api import Output, Session, Source
     session = Session()
     try:
         session.set_flags(*flags)
-        invocation = session.invocation()
-        source = Source.wrap_buffer(session, text.encode())
-        if not (invocation.parse_source(source) and invocation.execute()):
+        compiled = _compiled_through_vm_fixups if _CONTROL_FLOW.search(text) else _compiled_in_one_stage
+        invocation = compiled(session, Source.wrap_buffer(session, text.encode()))
+        if invocation is None:
             return None
         output = Output.open_membuffer()
         invocation.output_vm_bytecode(output)
         return bytes(output.map_memory())
     finally:
         session.close()
+
+
+def _compiled_in_one_stage(session, source):
+    """The invocation that compiled ``source``, or ``None`` when IREE rejected it."""
+    invocation = session.invocation()
+    return invocation if invocation.parse_source(source) and invocation.execute() else None
+
+
+def _compiled_through_vm_fixups(session, source):
+    """The invocation that compiled ``source`` to the VM stage and, after ``vm_fixups``, on from there; or ``None``
+    when IREE rejected it."""
+    from .vm_fixups import copy_repeated_branch_refs
+    to_vm = session.invocation()
+    _set_phase(to_vm, "ireeCompilerInvocationSetCompileToPhase", "vm")
+    if not (to_vm.parse_source(source) and to_vm.execute()):
+        return None
+    session.context  # noqa: B018 (Python takes over the context, so that it outlives the session like the module)
+    module = to_vm.export_module()
+    copy_repeated_branch_refs(module)
+    from_vm = session.invocation()
+    _set_phase(from_vm, "ireeCompilerInvocationSetCompileFromPhase", "vm")
+    from_vm.import_module(module)
+    return from_vm if from_vm.execute() else None
+
+
+def _set_phase(invocation, setter: str, phase: str):
+    """Where the invocation's pipeline starts or stops (``--compile-from``, ``--compile-to`` of ``iree-compile``),
+    through IREE's C API: its Python ``Invocation`` does not wrap these two calls, nor do session flags take them."""
+    import ctypes
+    from iree.compiler.api import ctypes_dl
+    function = getattr(ctypes_dl._dylib, setter)
+    function.restype, function.argtypes = None, [ctypes.c_void_p, ctypes.c_char_p]
+    function(invocation._inv_p, phase.encode())
 
 
 def main():

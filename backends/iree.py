@@ -2,7 +2,8 @@
 
 Modules compile in a worker process (``compile_worker``) started on the first compile and reused: IREE's
 in-process API saves ~0.1 s a compile over starting ``iree-compile`` each time, and a crash of IREE's compiler
-(a segfault, an LLVM abort) raises ``CompileError`` here instead of killing this process. When a compile fails,
+(a segfault, an LLVM abort) raises ``CompileError`` here instead of killing this process. A module with control flow
+compiles there in two stages, with a rewrite of IREE's VM-stage module in between (``vm_fixups``). When a compile fails,
 ``iree-compile`` is run once more to capture IREE's diagnostic text for the error message.
 """
 from __future__ import annotations

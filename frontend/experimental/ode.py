@@ -2,9 +2,8 @@
 
 Integrate systems of ordinary differential equations (ODEs) with the Dormand-Prince method for adaptive
 integration stepsize calculation, differentiable by the adjoint method. A statement-by-statement port of JAX's
-module, so that values match JAX's, with two departures, each for a limitation of irax or IREE and explained
-where it is made: the closure conversion is cached here (``_closure_convert``), and the step loop carries its step
-count last (``_odeint``).
+module, so that values match JAX's, with one departure, for a limitation of irax and explained where it is made:
+the closure conversion is cached here (``_closure_convert``).
 
 For details of the mixed 4th/5th order Runge-Kutta integration method, see
 https://doi.org/10.1090/S0025-5718-1986-0815836-3
@@ -214,25 +213,22 @@ def _odeint(func, rtol, atol, mxstep, hmax, y0, ts, *args):
     def scan_fun(carry, target_t):
 
         def cond_fun(state):
-            _, _, t, dt, _, _, i = state
+            i, _, _, t, dt, _, _ = state
             return (t < target_t) & (i < mxstep) & (dt > 0)
 
         def body_fun(state):
-            y, f, t, dt, last_t, interp_coeff, i = state
+            i, y, f, t, dt, last_t, interp_coeff = state
             next_y, next_f, next_y_error, k = runge_kutta_step(func_, y, f, t, dt)
             next_t = t + dt
             error_ratio = mean_error_ratio(next_y_error, rtol, atol, y, next_y)
             new_interp_coeff = interp_fit_dopri(y, next_y, k, dt)
             dt = jnp.clip(optimal_step_size(dt, error_ratio), min=0., max=hmax)
 
-            new = [next_y, next_f, next_t, dt, t, new_interp_coeff, i + 1]
-            old = [y, f, t, dt, last_t, interp_coeff, i + 1]
+            new = [i + 1, next_y, next_f, next_t, dt, t, new_interp_coeff]
+            old = [i + 1, y, f, t, dt, last_t, interp_coeff]
             return [jnp.where(error_ratio <= 1., n, o) for n, o in zip(new, old, strict=True)]
 
-        # the step count is carried last, where JAX carries it first: with JAX's order, the program IREE 3.13
-        # compiles for this loop nested in the scan's fails at run time ("indirect buffer reference slot 0 is out
-        # range of the declared binding capacity of the command buffer")
-        *carry, _ = lax.while_loop(cond_fun, body_fun, carry + [0])
+        _, *carry = lax.while_loop(cond_fun, body_fun, [0] + carry)
         _, _, t, _, last_t, interp_coeff = carry
         relative_output_time = (target_t - last_t) / (t - last_t)
         y_target = jnp.polyval(interp_coeff, relative_output_time.astype(interp_coeff.dtype))
