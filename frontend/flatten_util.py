@@ -22,31 +22,35 @@ def _unravel_pytree(treedef, unravel_leaves, flat):
 
 
 def _ravel_list(leaves):
-    import irax.numpy as jnp
+    """As JAX's: leaves of one dtype are only reshaped (their ``unravel`` takes any dtype), mixed ones converted
+    to the dtype they promote to (their ``unravel`` takes that one only)."""
+    from irax import lax
     if not leaves:
-        return jnp.array([], jnp.float32), lambda _: []
+        return lax.full([0], 0, "float32"), lambda _: []
     from_dtypes = tuple(dtypes.dtype(leaf) for leaf in leaves)
     to_dtype = dtypes.result_type(*from_dtypes)
-    shapes = [np.shape(leaf) for leaf in leaves]
-    indices = tuple(int(i) for i in np.cumsum([int(np.prod(shape, dtype=np.int64)) for shape in shapes]))
-    flat = jnp.concatenate([jnp.ravel(jnp.asarray(leaf).astype(to_dtype)) for leaf in leaves])
-    return flat, functools.partial(_unravel_list, indices, shapes, from_dtypes, to_dtype)
+    sizes, shapes = [int(np.size(leaf)) for leaf in leaves], [np.shape(leaf) for leaf in leaves]
+    if all(dtype == to_dtype for dtype in from_dtypes):
+        flat = lax.concatenate([lax.reshape(leaf, (int(np.size(leaf)),)) for leaf in leaves], 0)
+        return flat, functools.partial(_unravel_list_single_dtype, sizes, shapes)
+    flat = lax.concatenate([lax.convert_element_type(leaf, to_dtype).ravel() for leaf in leaves], 0)
+    return flat, functools.partial(_unravel_list, sizes, shapes, from_dtypes, to_dtype)
 
 
-def _unravel_list(indices, shapes, from_dtypes, to_dtype, flat):
-    import irax.numpy as jnp
+def _unravel_list_single_dtype(sizes, shapes, flat):
     from irax import lax
-    if np.shape(flat) != (indices[-1],):
-        raise ValueError(f"The unravel function expected an array of shape {(indices[-1],)}, got shape "
-                         f"{np.shape(flat)}.")
+    return [chunk.reshape(shape) for chunk, shape in zip(lax.split(flat, sizes), shapes)]
+
+
+def _unravel_list(sizes, shapes, from_dtypes, to_dtype, flat):
+    from irax import lax
     if dtypes.dtype(flat) != to_dtype:
         raise TypeError(f"unravel function given array of dtype {dtypes.dtype(flat)}, but expected dtype "
                         f"{to_dtype}")
-    chunks = jnp.split(flat, indices[:-1])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # complex to real: the imaginary parts are zero
         return [lax.convert_element_type(chunk.reshape(shape), dtype)
-                for chunk, shape, dtype in zip(chunks, shapes, from_dtypes)]
+                for chunk, shape, dtype in zip(lax.split(flat, sizes), shapes, from_dtypes)]
 
 
 __all__ = ["ravel_pytree"]
