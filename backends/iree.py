@@ -31,8 +31,10 @@ def host_cpu_flags() -> tuple[str, ...]:
 
 @functools.lru_cache(maxsize=None)
 def _versions() -> str:
-    from iree.compiler import version as compiler_version
+    import importlib
     from irax import __version__
+    # imported by its full name: ``from iree.compiler import version`` would run iree.compiler's __init__ (8 ms)
+    compiler_version = importlib.import_module("iree.compiler.version")
     from irax.runtime._native import VERSION as runtime_version
     return f"irax {__version__}|{compiler_version.VERSION}|{runtime_version}|{_cpu_id()}"
 
