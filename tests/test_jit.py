@@ -290,14 +290,16 @@ def test_ensure_compile_time_eval_as_jax():
 
 
 def test_tracing_leaves_the_compiler_driver_unimported_and_usable():
-    """irax builds modules without running iree.compiler's __init__ (which imports the compiler driver's tools);
-    a program importing iree.compiler afterwards still finds everything that __init__ defines."""
+    """irax builds and compiles modules without running iree.compiler's __init__ in its own process (which imports
+    the compiler driver's tools); a program importing iree.compiler afterwards still finds everything that __init__
+    defines."""
     import subprocess
     import sys
     script = """
 import sys
 import irax, irax.numpy as jnp
 print(irax.make_jaxpr(lambda x: jnp.sin(x) * 2)(jnp.ones(3)).jaxpr.mlir.count("jaxpr.sin"))
+irax.jit(lambda x: jnp.sin(x) * 2)(jnp.ones(3)).block_until_ready()
 print("iree.compiler.tools" in sys.modules)
 import iree.compiler
 from iree.compiler import compile_str, ir
