@@ -9,7 +9,7 @@ import numpy as np
 
 from irax.runtime.device import Device, get_device
 
-from . import tree_util
+from . import core, tree_util
 from .array import Array
 from .lax._scalars import as_operand
 
@@ -75,7 +75,20 @@ def copy_to_host_async(x):
 
 def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
     """Places each array leaf on ``device``, committing it there (as ``jax.device_put``); with no device, arrays
-    stay where they are and other values go to the CPU, uncommitted."""
+    stay where they are and other values go to the CPU, uncommitted. Under a trace, one ``device_put`` equation
+    of all the leaves, as JAX records."""
+    if may_alias and donate:
+        raise ValueError("may_alias and donate cannot be True at the same time.")
+    if not isinstance(core.current_trace(), core.EvalTrace):
+        leaves, tree = tree_util.tree_flatten(x)
+        if not leaves:
+            return x
+        semantics = ("DONATE_INPUT" if donate else "REUSE_INPUT") if may_alias is None else (
+            "REUSE_INPUT" if may_alias else "ALWAYS_COPY")
+        n = len(leaves)
+        outs = core.bind("device_put", *[as_operand(leaf) for leaf in leaves], devices=(_jax_text(device),) * n,
+                         srcs=(_jax_text(src),) * n, copy_semantics=(f"ArrayCopySemantics.{semantics}",) * n)
+        return tree_util.tree_unflatten(tree, outs)
     if device is not None and not device.is_gpu:
         device = get_device()
 
@@ -87,6 +100,11 @@ def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
             return Array._from_host(arr._value, arr.aval, device)
         return Array._from_device(device.put(arr._value), arr.aval, device)
     return tree_util.tree_map(put, x)
+
+
+def _jax_text(device) -> str:
+    """How JAX prints ``device`` in a jaxpr: ``CpuDevice(id=0)``, ``None``."""
+    return "None" if device is None else f"{'Cpu' if not device.is_gpu else type(device).__name__[:-6]}Device(id=0)"
 
 
 def device_get(x):

@@ -33,6 +33,14 @@ def optimization_barrier(name, avals_in):
     return list(avals_in)
 
 
+def device_put(name, avals_in, *, devices, srcs, copy_semantics):
+    """The identity on any number of operands, each with its own device, source and copy semantics."""
+    if not len(devices) == len(srcs) == len(copy_semantics) == len(avals_in):
+        raise ValueError(f"device_put takes one device, source and copy semantics per operand, got {len(devices)}, "
+                         f"{len(srcs)} and {len(copy_semantics)} for {len(avals_in)} operands")
+    return list(avals_in)
+
+
 def approx_top_k_output_size(input_size, rank, k, recall_target, aggregate_to_topk, input_size_override) -> int:
     """XLA's ``ApproxTopKReductionOutputSize``: how many candidates ``aggregate_to_topk=False`` returns, the TPU
     algorithm's reduction output (XLA's CPU fallback returns that many of the best, sorted, as irax does)."""

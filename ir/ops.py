@@ -85,9 +85,10 @@ class Primitive(str):
 
 PRIMITIVES: dict[str, Primitive] = {}
 # The primitives JAX binds with a list of results, however many there are.
-MULTIPLE_RESULTS = {"approx_top_k", "cond", "eig", "eigh", "lu", "optimization_barrier", "qr", "reduce", "scan", "sort",
-                    "split", "svd", "top_k", "unstack", "while", "custom_linear_solve", "pjit", "custom_jvp_call",
-                    "custom_vjp_call", "checkpoint", "pure_callback", "io_callback", "debug_callback", "debug_print"}
+MULTIPLE_RESULTS = {"approx_top_k", "cond", "device_put", "eig", "eigh", "lu", "optimization_barrier", "qr", "reduce",
+                    "scan", "sort", "split", "svd", "top_k", "unstack", "while", "custom_linear_solve", "pjit",
+                    "custom_jvp_call", "custom_vjp_call", "checkpoint", "pure_callback", "io_callback",
+                    "debug_callback", "debug_print"}
 
 
 def _is_none(v):
@@ -311,6 +312,10 @@ declare("approx_top_k", 1, EX.approx_top_k, Param("k", P.INT), Param("reduction_
             "here, as XLA's CPU fallback is.")
 declare("optimization_barrier", VARIADIC, EX.optimization_barrier,
         doc="The identity on its operands, which the compiler may not move computations across.")
+declare("device_put", VARIADIC, EX.device_put, Param("devices", P.TOKENS), Param("srcs", P.TOKENS),
+        Param("copy_semantics", P.TOKENS),
+        doc="Its operands placed on devices (jax.device_put under a trace): the identity on values; each device, "
+            "source and copy semantics is kept as the text JAX prints (None: where the operand is).")
 declare("literal", 0, S.literal, Param("value", P.SCALAR), Param("weak_type", P.Optional(P.BOOL)),
         Param("shown", P.Optional(P.STR), hide=_hidden),
         doc="A scalar constant; printed inline as JAX's literals are. weak_type marks a Python scalar's, shown "

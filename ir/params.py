@@ -256,6 +256,23 @@ def dense_attr(array: np.ndarray, tensor_type):
     return ir.DenseElementsAttr.get(array, type=tensor_type)
 
 
+class TokensKind(ParamKind):
+    """A tuple of values irax keeps as the text JAX prints for them (``device_put``'s devices and copy semantics:
+    ``CpuDevice(id=0)``, ``ArrayCopySemantics.REUSE_INPUT``); printed as the tuple of those, unquoted."""
+
+    def encode(self, value):
+        return ir.ArrayAttr.get([ir.StringAttr.get(str(v)) for v in value])
+
+    def decode(self, attr):
+        return tuple(ir.StringAttr(a).value for a in ir.ArrayAttr(attr))
+
+    def fmt(self, value) -> str:
+        return f"({value[0]},)" if len(value) == 1 else f"({', '.join(value)})"
+
+    def check(self, attr):
+        return isinstance(attr, ir.ArrayAttr) and all(isinstance(a, ir.StringAttr) for a in attr)
+
+
 class Fixed(ParamKind):
     """A parameter JAX always prints with one value in irax (``sharding=None``)."""
 
@@ -274,4 +291,5 @@ DOT_DIMS = DotDimsKind()
 SYMBOL = SymbolKind()
 SCALAR = ScalarKind()
 NONE = Fixed(None)
+TOKENS = TokensKind()
 AXES = AxesKind()

@@ -46,6 +46,33 @@ def _optimization_barrier_transpose(b, cts, *operands):
     return b.bind("optimization_barrier", *full)
 
 
+def _device_put_jvp(b, primals, tangents, *, devices, srcs, copy_semantics):
+    """Tangents go where their primals go (JAX's ``deflinear2``), each as its primal's operand did."""
+    outs = b.primal()
+    kept = [i for i, (t, p) in enumerate(zip(tangents, primals)) if t is not None and differentiable(p)]
+    if not kept:
+        return outs, [None] * len(primals)
+    moved = iter(b.bind("device_put", *[tangents[i] for i in kept], devices=tuple(devices[i] for i in kept),
+                        srcs=tuple(srcs[i] for i in kept), copy_semantics=tuple(copy_semantics[i] for i in kept)))
+    return outs, [next(moved) if i in kept else None for i in range(len(primals))]
+
+
+def _device_put_transpose(b, cts, *operands, devices, srcs, copy_semantics):
+    """Cotangents go back from each device to its source, copied (JAX's ``_device_put_transpose``)."""
+    cts = cts if isinstance(cts, list) else [cts]
+    kept = [i for i, ct in enumerate(cts) if ct is not None]
+    if any(copy_semantics[i] == "ArrayCopySemantics.DONATE_INPUT" for i in kept):
+        raise ValueError("donate=True is not allowed during tranposition of device_put. Please file an issue if you "
+                         "want this to be supported.")
+    if not kept:
+        return [None] * len(cts)
+    semantics = tuple("ArrayCopySemantics.ALWAYS_COPY" if copy_semantics[i] == "ArrayCopySemantics.REUSE_INPUT"
+                      else copy_semantics[i] for i in kept)
+    moved = iter(b.bind("device_put", *[cts[i] for i in kept], devices=tuple(srcs[i] for i in kept),
+                        srcs=tuple(devices[i] for i in kept), copy_semantics=semantics))
+    return [next(moved) if i in kept else None for i in range(len(cts))]
+
+
 def _take_along_axis(b, x, indices, axis):
     """``jnp.take_along_axis`` of equal-rank arrays: indices wrapped once, out of bounds NaN."""
     shape = aval(indices).shape
@@ -79,6 +106,7 @@ def _staged(b, name, fn, operands):
 
 
 TRANSPOSE_RULES.update({"tile": _tile_transpose, "unstack": _unstack_transpose,
-                        "optimization_barrier": _optimization_barrier_transpose})
-JVP_RULES.update({"optimization_barrier": _optimization_barrier_jvp, "approx_top_k": _approx_top_k_jvp})
-SYMBOLIC_ZERO_CTS.update({"optimization_barrier", "unstack"})
+                        "optimization_barrier": _optimization_barrier_transpose, "device_put": _device_put_transpose})
+JVP_RULES.update({"optimization_barrier": _optimization_barrier_jvp, "approx_top_k": _approx_top_k_jvp,
+                  "device_put": _device_put_jvp})
+SYMBOLIC_ZERO_CTS.update({"optimization_barrier", "unstack", "device_put"})

@@ -25,6 +25,10 @@ def _optimization_barrier_batch(b, args, dims):
     return b.same(*args), list(dims)
 
 
+def _device_put_batch(b, args, dims, **params):
+    return b.same(*args, **params), list(dims)
+
+
 def _approx_top_k_batch(b, args, dims, *, reduction_dimension, **params):
     (operand,), (bdim,) = args, dims
     dim_map = [d for d in range(len(aval(operand).shape)) if d != bdim]
@@ -33,4 +37,5 @@ def _approx_top_k_batch(b, args, dims, *, reduction_dimension, **params):
 
 defbroadcasting("mulhi")
 BATCH_RULES.update({"tile": _tile_batch, "unstack": _unstack_batch, "optimization_barrier": _optimization_barrier_batch,
+                    "device_put": _device_put_batch,
                     "approx_top_k": _approx_top_k_batch})

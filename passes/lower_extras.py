@@ -77,6 +77,11 @@ def _optimization_barrier(ctx, *xs):
     return list(ctx.emit("stablehlo.optimization_barrier", xs, [x.type for x in xs]).results)
 
 
+@lowering("device_put")
+def _device_put(ctx, *xs, **params):
+    return list(xs)
+
+
 @lowering("approx_top_k")
 def _approx_top_k(ctx, x, *, k, reduction_dimension, is_max_k, **params):
     axis = reduction_dimension % len(aval_of_type(x.type).shape)

@@ -368,6 +368,37 @@ def test_device_put_to_an_explicit_device_and_to_device():
     assert_like(x.to_device(device), reference("weak_f").to_device(jax.devices()[0]))
 
 
+def _traced_device_puts(lib):
+    return {
+        "pytree": lambda a, b: lib.device_put({"x": a, "y": [b]}),
+        "device": lambda a, b: lib.device_put(a, lib.devices()[0]),
+        "python_scalar": lambda a, b: lib.device_put(2.0),
+        "grad": lib.grad(lambda a, b: lib.device_put(a).sum()),
+        "vmap_no_alias": lib.vmap(lambda a, b: lib.device_put(a, may_alias=False)),
+        "jvp_donate": lambda a, b: lib.jvp(lambda a: lib.device_put(a, donate=True), (a,), (b,)),
+        "in_jit": lambda a, b: lib.jit(lambda a: lib.device_put(a) * 2)(a),
+    }
+
+
+@pytest.mark.parametrize("name", list(_traced_device_puts(jax)))
+def test_device_put_under_a_trace_is_jaxs_equation(name):
+    """Under a trace device_put records JAX's equation (devices, sources and copy semantics per leaf), which
+    differentiates, batches and runs as the identity."""
+    ours, theirs = _traced_device_puts(irax)[name], _traced_device_puts(jax)[name]
+    x, y = np.arange(3.0, dtype=np.float32), np.ones(3, np.float32)
+    assert str(irax.make_jaxpr(ours)(x, y)) == str(jax.make_jaxpr(theirs)(x, y))
+    for a, b in zip(jax.tree_util.tree_leaves(irax.jit(ours)(x, y)), jax.tree_util.tree_leaves(theirs(x, y))):
+        np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+
+
+def test_device_put_errors_as_jax():
+    x = np.ones(3, np.float32)
+    with pytest.raises(ValueError, match="may_alias and donate cannot be True at the same time"):
+        irax.device_put(x, donate=True, may_alias=True)
+    with pytest.raises(ValueError, match="donate=True is not allowed during tranposition of device_put"):
+        irax.grad(lambda a: irax.device_put(a, donate=True).sum())(x)
+
+
 @pytest.mark.parametrize("origin", ORIGINS)
 def test_device_get_matches_jax(origin):
     tree = {"a": [sample("f32", origin), 1.0], "b": (sample("weak_i", origin), None), "c": np.arange(2)}

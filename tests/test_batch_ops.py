@@ -132,6 +132,7 @@ def _elementwise_cases():
              (F,), "unary"),
         Case("add_any", "add_any", _add_any, (F, F), "binary"),
         Case("copy", "copy", lambda lax_, x: (irax.numpy if lax_ is lax else jax.numpy).copy(x), (F,), "unary"),
+        Case("device_put", "device_put", lambda lax_, x: (irax if lax_ is lax else jax).device_put(x), (F,), "unary"),
         Case("reduce_precision", "reduce_precision", _op("reduce_precision", exponent_bits=5, mantissa_bits=10),
              (F,), "unary"),
         Case("betainc", "regularized_incomplete_beta", _op("betainc"), (POS, POS, Arg(lo=0.05, hi=0.95)), "binary",

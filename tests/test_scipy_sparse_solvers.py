@@ -102,9 +102,8 @@ def test_gmres_jit():
 
 
 @pytest.mark.xfail(strict=True, reason=(
-    "irax bugs outside this module: irax.device_put records no device_put equation under a trace (JAX's does, "
-    "for b and x0), and custom_linear_solve orders transpose_solve's consts differently (repro: a transpose_solve "
-    "calling vecmat on a closed-over x0 gets consts [x0, N] in irax, [N, x0] in JAX)"))
+    "irax bug outside this module: custom_linear_solve orders transpose_solve's consts differently (repro: a "
+    "transpose_solve calling vecmat on a closed-over x0 gets consts [x0, N] in irax, [N, x0] in JAX)"))
 @pytest.mark.parametrize("solver", ["bicgstab", "gmres"])
 def test_jaxpr_text(solver):
     def program(spl):
