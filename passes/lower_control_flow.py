@@ -98,17 +98,19 @@ def _while(ctx, *operands, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
     cond.finish([cond.any(cond.args[0])] if batched else [cond.args[0]])
     body = _Region(ctx, op.regions[1], types)
     entry_pred, carry = body.args[0], body.args[1:]
-    unread = _unread_args(ctx.symbols, body_jaxpr, len(carry)) if not batched else []
-    if unread:
-        # a carry the body never reads (only the predicate or the results do) goes through a barrier with the
-        # others, which keep it alive: once canonicalization drops the unused block argument, IREE's stream
-        # conversion of the scf.while crashes the process (in ScfWhileOpConversion). The carried predicate joins
-        # only when the body reads no carry: in the barrier, it made IREE leave an integer carry uninitialized.
-        if len(unread) < len(carry):
-            carry = list(body.emit("stablehlo.optimization_barrier", list(carry), [v.type for v in carry]))
-        else:
-            state = [entry_pred] + list(carry)
-            entry_pred, *carry = body.emit("stablehlo.optimization_barrier", state, [v.type for v in state])
+    if not batched:
+        # the carried predicate and the carries the body never reads (only the predicate or the results do) go
+        # through a barrier, which keeps their block arguments used: once canonicalization drops an unused one
+        # (an unread carry, or the predicate when the step's new predicate folds to a constant), IREE's stream
+        # conversion of the scf.while fails ("region branch point has 6 operands, but region successor needs 8
+        # inputs") or crashes. The carries the body reads stay out: with them and the predicate in the barrier,
+        # IREE left an integer carry uninitialized.
+        unread = _unread_args(ctx.symbols, body_jaxpr, len(carry))
+        kept = [entry_pred] + [carry[i] for i in unread]
+        entry_pred, *kept = body.emit("stablehlo.optimization_barrier", kept, [v.type for v in kept])
+        carry = list(carry)
+        for i, v in zip(unread, kept):
+            carry[i] = v
     pred = entry_pred
     if mapped:
         outs = _mapped_trip(ctx, body, cond_jaxpr, body_jaxpr, [entry_pred] + list(carry), cond_consts, body_consts)
@@ -122,9 +124,8 @@ def _while(ctx, *operands, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
         carry = [body.select(pred, new, old) for new, old in zip(outs, carry)] if batched or k else outs
         (pred,) = body.call(cond_jaxpr, list(carry) + cond_consts)
     if not batched:
-        # true and pred is pred, but the use keeps the carried predicate in the loop's body: once canonicalization
-        # drops an unused one, IREE's stream conversion fails on the scf.while ("region branch point has 4
-        # operands, but region successor needs 6 inputs")
+        # true and pred is pred, but the use keeps the predicate's barrier (above), and so the carried predicate,
+        # in the loop's body
         pred = body.emit("stablehlo.and", [entry_pred, pred], [pred.type])[0]
     body.finish([pred] + list(carry))
     return list(op.results)[1:]

@@ -572,6 +572,10 @@ loops = {
     "counter": lambda: lax.while_loop(lambda c: (c[0] < 30) & ~c[2],
                                       lambda c: (c[0] + 1, c[1] * .5, jnp.sum(c[1] * .5) < 1e-5),
                                       (0, x, jnp.array(False))),
+    "folded-predicate": lambda: lax.while_loop(lambda c: c[1], lambda c: (c[0] + x, jnp.logical_and(c[1], False)),
+                                               (x, True)),
+    "folded-predicate-counter": lambda: lax.while_loop(
+        lambda c: c[1] & (c[2] < 3), lambda c: (c[0] + x, jnp.logical_and(c[1], False), c[2] + 1), (x, True, 0)),
 }
 out = {}
 for name, f in loops.items():
@@ -584,9 +588,10 @@ sys.stdout.buffer.write(pickle.dumps(out))
 @needs_jax
 def test_loops_with_carries_the_body_does_not_read():
     """A while loop one of whose carries the body never reads (a convergence flag read only by the predicate, a
-    value overwritten each step) crashed the process in IREE's compiler (segfault or LLVM out of memory); a first
-    workaround left an integer carry uninitialized ("counter" read a float's bits). Run in a child process, so
-    that a regression fails this test instead of the test worker."""
+    value overwritten each step), or whose next predicate folds to a constant, crashed the process in IREE's
+    compiler (segfault or LLVM out of memory); a first workaround left an integer carry uninitialized ("counter"
+    read a float's bits). Run in a child process, so that a regression fails this test instead of the test
+    worker."""
     import pickle
     import subprocess
     import sys

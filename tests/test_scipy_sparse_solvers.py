@@ -91,10 +91,6 @@ def test_bicgstab_jit():
     _close(irax.jit(_bicgstab_program(irax, ispl))(*args), _bicgstab_program(jax, jspl)(*args), 1e-3)
 
 
-@pytest.mark.xfail(strict=True, raises=irax.errors.CompileError, reason=(
-    "IREE 3.13's scf.while conversion rejects a loop of gmres ('region branch point has 6 operands, but region "
-    "successor needs 8 inputs'); the barrier that avoids it (with the carried predicate) made IREE leave another "
-    "loop's integer carry uninitialized"))
 def test_gmres_jit():
     def program(spl):
         return lambda a, b: (spl.gmres(a, b), spl.gmres(lambda x: a @ x, b, restart=2, solve_method="incremental"))
