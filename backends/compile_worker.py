@@ -62,19 +62,32 @@ def _compiled_in_one_stage(session, source):
 
 def _compiled_through_vm_fixups(session, source):
     """The invocation that compiled ``source`` to the VM stage and, after ``vm_fixups``, on from there; or ``None``
-    when IREE rejected it."""
+    when IREE rejected it.
+
+    The VM module crosses over as MLIR bytecode into a context of our own: the session's context, once Python takes
+    it over (``Session.context``), is never freed, and a worker compiling thousands of modules grew by gigabytes.
+    """
+    import io
+
+    from iree.compiler import ir
+    from iree.compiler.api import Output, Source
+
     from .vm_fixups import copy_repeated_branch_refs
     to_vm = session.invocation()
     _set_phase(to_vm, "ireeCompilerInvocationSetCompileToPhase", "vm")
     if not (to_vm.parse_source(source) and to_vm.execute()):
         return None
-    session.context  # noqa: B018 (Python takes over the context, so that it outlives the session like the module)
-    module = to_vm.export_module()
-    copy_repeated_branch_refs(module)
+    output = Output.open_membuffer()
+    to_vm.output_ir_bytecode(output)
+    module = ir.Module.parse(bytes(output.map_memory()), ir.Context())
+    copy_repeated_branch_refs(module.operation)
+    rewritten = io.BytesIO()
+    module.operation.write_bytecode(rewritten)
     from_vm = session.invocation()
     _set_phase(from_vm, "ireeCompilerInvocationSetCompileFromPhase", "vm")
-    from_vm.import_module(module)
-    return from_vm if from_vm.execute() else None
+    if not (from_vm.parse_source(Source.wrap_buffer(session, rewritten.getvalue())) and from_vm.execute()):
+        return None
+    return from_vm
 
 
 def _set_phase(invocation, setter: str, phase: str):

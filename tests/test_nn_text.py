@@ -18,7 +18,6 @@ import irax.numpy as ijnp  # noqa: E402
 SHAPES = [(), (3,), (2, 3)]
 
 # Reasons for the differences that remain, none of them in frontend/nn.py.
-COPY = "jnp.array(tracer, dtype=...) binds `copy` in JAX; irax has no copy primitive (gelu(approximate=False))"
 ZERO_RES = ("grad through a nested jit on scalars: JAX makes the instantiated zero tangent of a literal a residual "
             "output (`in (g, 0.0:f32[])`); irax does not (passes)")
 WHERE_CONST = ("a NumPy `where=` mask used by both jnp.where and a reduction's where= becomes one constvar per use "
@@ -29,8 +28,6 @@ PRINT_LET = ("printer: a custom_jvp_call's call_jaxpr inside a shared (`let`) ja
 
 def _known(name, kw, shape, mode):
     """The reason a case still differs from JAX, or None."""
-    if name == "gelu" and kw.get("approximate") is False:
-        return COPY
     if mode == "grad" and name in ("elu", "sparse_plus", "hard_tanh", "selu") and shape == ():
         return ZERO_RES
     return None
