@@ -65,7 +65,7 @@ def _evaluate(functions, primitive, operands, avals, params):
     return numpy_rules.evaluate(primitive, operands, params, avals)
 
 
-def _cond(functions, operands, avals, *, branches):
+def _cond(functions, operands, avals, *, branches, branches_platforms):
     """Out-of-range indices run the last branch (as ``stablehlo.case``); lax.switch clamps before."""
     index = int(operands[0])
     name = branches[index if 0 <= index < len(branches) else -1]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from irax.ir.extras import approx_top_k_output_size
+from irax.ir.extras import approx_top_k_output_size, platform_branch
 
 from .numpy_rules import RULES
 from .numpy_sort import _top_k
@@ -12,6 +12,7 @@ from .numpy_sort import _top_k
 RULES["tile"] = lambda x, *, reps: np.tile(x, reps)
 RULES["optimization_barrier"] = lambda *xs: list(xs)
 RULES["device_put"] = lambda *xs, **params: list(xs)
+RULES["platform_index"] = lambda *, platforms: np.int32(platform_branch(platforms))
 RULES["unstack"] = lambda x, *, axis: [np.take(x, i, axis=axis) for i in range(x.shape[axis])]
 
 

@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 
+from .avals import ShapedArray
 from .shapes import issubdtype
 
 
@@ -39,6 +40,28 @@ def device_put(name, avals_in, *, devices, srcs, copy_semantics):
         raise ValueError(f"device_put takes one device, source and copy semantics per operand, got {len(devices)}, "
                          f"{len(srcs)} and {len(copy_semantics)} for {len(avals_in)} operands")
     return list(avals_in)
+
+
+# The platform irax traces and lowers for, as JAX names platforms: one StableHLO module serves every IREE target,
+# so lax.platform_dependent takes the CPU branch wherever the module runs.
+PLATFORM = "cpu"
+
+
+def platform_index(name, avals_in, *, platforms):
+    """The index of the branch for the platform compiled for: an int32 scalar."""
+    return [ShapedArray((), np.dtype(np.int32))]
+
+
+def platform_branch(platforms) -> int:
+    """The branch of ``PLATFORM`` among ``platforms`` (name tuples, ``None`` for the default branch), as JAX's
+    lowering of ``platform_index`` picks it."""
+    for i, names in enumerate(platforms):
+        if names is not None and PLATFORM in names:
+            return i
+    if None in platforms:
+        return platforms.index(None)
+    raise NotImplementedError(f"MLIR translation rule for primitive 'platform_index(platforms={platforms})' not "
+                              f"found for platform {PLATFORM}")
 
 
 def approx_top_k_output_size(input_size, rank, k, recall_target, aggregate_to_topk, input_size_override) -> int:

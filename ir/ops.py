@@ -209,6 +209,9 @@ for _name, _combiner in GS.SCATTERS.items():
                 f"as mode says.")
 declare("empty", 0, S.empty, Param("dtype", P.DTYPE), Param("out_sharding", P.NONE), Param("shape", P.INTS),
         doc="An array whose values the program does not define (lax.empty); irax's are zeros, as XLA's CPU.")
+declare("empty2", 0, S.empty2, Param("dtype", P.DTYPE), Param("memory_space", P.Fixed("MemorySpace.Device")),
+        doc="A scalar whose value the program does not define (JAX's fill of the residuals a branch of a "
+            "differentiated cond does not make); zero here.")
 declare("iota", 0, S.iota, Param("dtype", P.DTYPE), Param("shape", P.INTS), Param("dimension", P.INT),
         Param("sharding", P.NONE), doc="Counts along one axis.")
 declare("reduce_sum", 1, S.reduce(NUMBER), Param("axes", P.INTS), Param("out_sharding", P.NONE),
@@ -283,8 +286,10 @@ declare("custom_lin", VARIADIC, None, Param("num_res", P.INT), Param("bwd", P.ST
             "residuals and cotangents, can be evaluated. Operands: residuals, bwd's constants (num_res in all), "
             "then the tangents; results: the types of bwd_callee's cotangent arguments.")
 declare("cond", VARIADIC, None, Param("branches", CF.SYMBOLS),
+        Param("branches_platforms", P.Optional(P.PLATFORMS), hide=lambda v: v is None),
         doc="Runs branches[index] (clamped into range) on the operands. Operands: the i32 index, the branches' "
-            "shared constants, then their arguments (see ir/control_flow.py).")
+            "shared constants, then their arguments (see ir/control_flow.py). branches_platforms: the platforms of "
+            "each branch when the index is a platform_index (lax.platform_dependent), else None.")
 declare("while", VARIADIC, None, Param("body_jaxpr", P.SYMBOL), Param("body_nconsts", P.INT),
         Param("cond_jaxpr", P.SYMBOL), Param("cond_nconsts", P.INT),
         doc="Applies body_jaxpr to the carry while cond_jaxpr of it is true (a batched predicate, a bool array "
@@ -316,6 +321,9 @@ declare("device_put", VARIADIC, EX.device_put, Param("devices", P.TOKENS), Param
         Param("copy_semantics", P.TOKENS),
         doc="Its operands placed on devices (jax.device_put under a trace): the identity on values; each device, "
             "source and copy semantics is kept as the text JAX prints (None: where the operand is).")
+declare("platform_index", 0, EX.platform_index, Param("platforms", P.PLATFORMS),
+        doc="The index in platforms of the platform compiled for (lax.platform_dependent), that of the default "
+            "branch (None) for a platform not named.")
 declare("literal", 0, S.literal, Param("value", P.SCALAR), Param("weak_type", P.Optional(P.BOOL)),
         Param("shown", P.Optional(P.STR), hide=_hidden),
         doc="A scalar constant; printed inline as JAX's literals are. weak_type marks a Python scalar's, shown "

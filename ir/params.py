@@ -273,6 +273,22 @@ class TokensKind(ParamKind):
         return isinstance(attr, ir.ArrayAttr) and all(isinstance(a, ir.StringAttr) for a in attr)
 
 
+class PlatformsKind(ParamKind):
+    """Platform names per branch of ``lax.platform_dependent``: a tuple of name tuples, ``None`` for the default
+    branch (``(('cpu', 'cuda'), None)``); ``None`` is a unit attribute."""
+
+    def encode(self, value):
+        return ir.ArrayAttr.get([ir.UnitAttr.get() if names is None else
+                                 ir.ArrayAttr.get([ir.StringAttr.get(n) for n in names]) for names in value])
+
+    def decode(self, attr):
+        return tuple(None if isinstance(a, ir.UnitAttr) else tuple(ir.StringAttr(n).value for n in ir.ArrayAttr(a))
+                     for a in ir.ArrayAttr(attr))
+
+    def check(self, attr):
+        return isinstance(attr, ir.ArrayAttr) and all(isinstance(a, (ir.UnitAttr, ir.ArrayAttr)) for a in attr)
+
+
 class Fixed(ParamKind):
     """A parameter JAX always prints with one value in irax (``sharding=None``)."""
 
@@ -292,4 +308,5 @@ SYMBOL = SymbolKind()
 SCALAR = ScalarKind()
 NONE = Fixed(None)
 TOKENS = TokensKind()
+PLATFORMS = PlatformsKind()
 AXES = AxesKind()

@@ -349,6 +349,10 @@ def empty(name, avals_in, *, dtype, shape, out_sharding=None):
     return [ShapedArray(shape, dtype)]
 
 
+def empty2(name, avals_in, *, dtype, memory_space=None):
+    return [ShapedArray((), dtype)]
+
+
 def iota(name, avals_in, *, dtype, shape, dimension, sharding=None):
     if not 0 <= dimension < len(shape):
         raise ValueError(f"iota dimension must be between 0 and len(shape), got dimension={dimension} "

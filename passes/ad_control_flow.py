@@ -124,7 +124,7 @@ def _carry_fixpoint(carry, grow):
 
 # --- cond --------------------------------------------------------------------------------------------
 
-def _cond_jvp(b, primals, tangents, *, branches):
+def _cond_jvp(b, primals, tangents, *, branches, branches_platforms):
     index, ops = primals[0], primals[1:]
     bodies = [funcs.lookup(b.module, name) for name in branches]
     n_consts = num_consts(bodies[0])
@@ -138,7 +138,8 @@ def _cond_jvp(b, primals, tangents, *, branches):
         new_branches.append(funcs.rewire(b.module, new, consts_i + ops_i + t_consts + t_ops,
                                          list(range(len(_result_types(new)))), 0))
     outs = b.emit("cond", [index, *ops, *(t for t in tangents[1:] if t is not None)],
-                  _result_types(new_branches[0]), branches=tuple(funcs.name_of(f) for f in new_branches))
+                  _result_types(new_branches[0]), branches=tuple(funcs.name_of(f) for f in new_branches),
+                  branches_platforms=branches_platforms)
     n = len(b.op.results)
     return outs[:n], _spread(outs[n:], out_nz)
 
@@ -162,7 +163,8 @@ def _split_cond(module, op, known, primal_ip, done, unknown):
     index, *ops = op.operands
     if index in unknown:
         return op
-    branches = decode_params(OPS["cond"], op)["branches"]
+    params = decode_params(OPS["cond"], op)
+    branches, platforms = params["branches"], params["branches_platforms"]
     bodies = [funcs.lookup(module, name) for name in branches]
     n_consts = num_consts(bodies[0])
     ops_uk = [v in unknown for v in ops]
@@ -179,7 +181,7 @@ def _split_cond(module, op, known, primal_ip, done, unknown):
                       for (primal, _, _), branch_slots in zip(splits, slots)]
     known_ops = [known[v] for v in ops[:n_consts] + ops[n_consts:] if v not in unknown]
     results = b.emit("cond", [known[index], *known_ops], _result_types(known_branches[0]),
-                     branches=tuple(funcs.name_of(f) for f in known_branches))
+                     branches=tuple(funcs.name_of(f) for f in known_branches), branches_platforms=platforms)
     known.update(zip([op.results[i] for i in known_outs], results))
     residuals = results[len(known_outs):]
     n_uk_consts = sum(ops_uk[:n_consts])
@@ -189,26 +191,30 @@ def _split_cond(module, op, known, primal_ip, done, unknown):
     types = [op.results[i].type for i in unknown_outs]
     names = tuple(funcs.name_of(f) for f in lin_branches)
     return Staged(op, [known[index], *residuals, *uk_operands], [op.results[i] for i in unknown_outs],
-                  lambda b, values: b.emit("cond", values, types, branches=names))
+                  lambda b, values: b.emit("cond", values, types, branches=names, branches_platforms=platforms))
 
 
 def _known_branch(module, primal, n_outs, res_types, res_slots, n_consts):
-    """``primal`` returning every branch's residual slots, zeros in the other branches' (JAX's
-    ``_join_cond_outputs``)."""
+    """``primal`` returning every branch's residual slots, the other branches' filled with ``empty2`` (JAX's
+    ``_join_cond_outputs``: an empty value for every slot, then the branch's own residuals in theirs)."""
     args = funcs.arguments(primal)
     new, block = funcs.new_function(module, funcs.name_of(primal) + "_joined", [a.type for a in args],
                                     after=primal, loc=primal.location)
     ip = ir.InsertionPoint(block)
     outs = funcs.inline_body(primal, list(block.arguments), ip)
     b = Builder(ip, primal.location, module)
-    residuals = [None] * len(res_types)
+    residuals = [_empty_like(b, aval_of_type(t)) for t in res_types]
     for slot, value in zip(res_slots, outs[n_outs:]):
         residuals[slot] = value
-    residuals = [r if r is not None else b.full(aval_of_type(t).shape, aval_of_type(t).dtype, 0)
-                 for r, t in zip(residuals, res_types)]
     funcs.finish(new, block, outs[:n_outs] + residuals, n_consts=n_consts)
     primal.erase()
     return new
+
+
+def _empty_like(b, a):
+    """JAX's ``empty_like_aval``: an ``empty2`` scalar, broadcast to the shape."""
+    (empty,) = b.bind("empty2", dtype=a.dtype)
+    return empty if a.shape == () else b.broadcast_in_dim(empty, shape=a.shape, broadcast_dimensions=())
 
 
 def _linear_branch(module, lin, res_types, res_slots, n_uk_ops, n_uk_consts):
@@ -229,7 +235,7 @@ def _linear_branch(module, lin, res_types, res_slots, n_uk_ops, n_uk_consts):
     return new
 
 
-def _cond_transpose(b, cts, index, *operands, branches):
+def _cond_transpose(b, cts, index, *operands, branches, branches_platforms):
     bodies = [funcs.lookup(b.module, name) for name in branches]
     n_res = funcs.int_attribute(bodies[0], NUM_RESIDUALS_ATTR)
     if is_undefined(index) or any(is_undefined(x) for x in operands[:n_res]):
@@ -238,7 +244,7 @@ def _cond_transpose(b, cts, index, *operands, branches):
                   for f in bodies]
     cts = cts if isinstance(cts, list) else [cts]
     outs = b.emit("cond", [index, *operands[:n_res], *cts], _result_types(transposed[0]),
-                  branches=tuple(funcs.name_of(f) for f in transposed))
+                  branches=tuple(funcs.name_of(f) for f in transposed), branches_platforms=branches_platforms)
     return [None] * (1 + n_res) + [g if is_undefined(x) else None for g, x in zip(outs, operands[n_res:])]
 
 

@@ -67,7 +67,7 @@ def _bcast_select_n(b, which, *cases):
     return b.select_n(which, *cases)
 
 
-def _cond_batch(b, args, dims, *, branches):
+def _cond_batch(b, args, dims, *, branches, branches_platforms):
     index, *ops = args
     index_dim, *op_dims = dims
     n_consts = num_consts(funcs.lookup(b.module, branches[0]))
@@ -91,7 +91,8 @@ def _cond_batch(b, args, dims, *, branches):
                                         for name in branches))]
     new = [_batch_body(b, name, [0 if x else None for x in in_batched],
                        [0 if x else ZERO_IF_MAPPED for x in out_bat])[0] for name in branches]
-    outs = _emit(b, "cond", [index, *ops], _results(new[0]), {"branches": tuple(map(funcs.name_of, new))})
+    outs = _emit(b, "cond", [index, *ops], _results(new[0]), {"branches": tuple(map(funcs.name_of, new)),
+                                                            "branches_platforms": branches_platforms})
     return outs, [0 if x else None for x in out_bat]
 
 

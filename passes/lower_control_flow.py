@@ -11,6 +11,7 @@ import numpy as np
 
 from irax.ir import control_flow as CF
 from irax.ir.dialect import aval_of_type, tensor_type
+from irax.ir.extras import platform_branch
 from irax.ir.jaxpr_view import num_consts
 from irax.ir.mlir import ir
 from irax.ir.params import dense_attr
@@ -68,8 +69,12 @@ class _Region:
 
 
 @lowering("cond")
-def _cond(ctx, index, *operands, branches):
+def _cond(ctx, index, *operands, branches, branches_platforms):
+    """A ``stablehlo.case``; a cond on the platform (``lax.platform_dependent``) is its platform's branch alone,
+    as JAX lowers it."""
     args = CF.branch_operands(operands, num_consts(ctx.symbols[branches[0]]))
+    if branches_platforms is not None:
+        return _call(ctx.emit, ctx.symbols, branches[platform_branch(branches_platforms)], args)
     op = ctx.emit("stablehlo.case", [index], [r.type for r in ctx.op.results], regions=len(branches))
     for region, name in zip(op.regions, branches):
         block = _Region(ctx, region, [])

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from irax.ir.dialect import aval_of_type, tensor_type
+from irax.ir.extras import platform_branch
 
 from .lower_sort import _top_k
 from .to_stablehlo import lowering
@@ -80,6 +81,11 @@ def _optimization_barrier(ctx, *xs):
 @lowering("device_put")
 def _device_put(ctx, *xs, **params):
     return list(xs)
+
+
+@lowering("platform_index")
+def _platform_index(ctx, *, platforms):
+    return ctx.constant(platform_branch(platforms), np.int32)
 
 
 @lowering("approx_top_k")

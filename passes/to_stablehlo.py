@@ -653,6 +653,11 @@ def _empty(ctx, *, dtype, shape, out_sharding=None):
     return ctx.constant(0, dtype, shape)
 
 
+@lowering("empty2")
+def _empty2(ctx, *, dtype, memory_space=None):
+    return ctx.constant(0, dtype)
+
+
 @lowering("iota")
 def _iota(ctx, *, dtype, shape, dimension, sharding=None):
     return ctx.emit1("stablehlo.iota", [], iota_dimension=dimension)

@@ -364,6 +364,34 @@ def test_platform_dependent_runs_the_branch_of_this_platform_as_jax():
     assert float(irax.lax.platform_dependent(1.0, tpu=lambda x: x, default=lambda x: x - 1)) == 0.0
 
 
+def _per_platform(lax, jnp):
+    return lambda x: lax.platform_dependent(x, default=jnp.sin, mosaic=lambda x: jnp.cos(x) * x, cpu=jnp.tanh,
+                                            cuda=jnp.tanh)
+
+
+def test_platform_dependent_traces_jaxs_platform_index_and_cond():
+    """Traced, every branch is staged under a cond on platform_index (JAX's jaxpr, through grad and vmap too); the
+    values are the CPU branch's, eager, jitted, differentiated and batched."""
+    x = np.linspace(-1, 1, 6, dtype=np.float32).reshape(2, 3)
+    fn, jfn = _per_platform(irax.lax, irax.numpy), _per_platform(jax.lax, jax.numpy)
+    def grad_of(grad):
+        return lambda f: grad(lambda x: f(x).sum())
+    for transform, jtransform in ((lambda f: f, lambda f: f), (irax.vmap, jax.vmap),
+                                  (grad_of(irax.grad), grad_of(jax.grad))):
+        assert str(irax.make_jaxpr(transform(fn))(x)) == str(jax.make_jaxpr(jtransform(jfn))(x))
+        expected = jtransform(jfn)(x)
+        for run in (transform(fn), irax.jit(transform(fn))):
+            np.testing.assert_allclose(run(x), expected, rtol=1e-6)
+    assert "stablehlo.case" not in irax.jit(fn).lower(x).as_text(dialect="stablehlo")  # lowered: CPU's branch alone
+
+
+def test_a_platform_index_without_this_platforms_branch_fails_when_lowered():
+    traced = irax.make_jaxpr(lambda x: irax.lax.platform_dependent(x, tpu=lambda x: x + 1))(1.0)
+    assert "platform_index[platforms=(('tpu',),)]" in str(traced)
+    with pytest.raises(NotImplementedError, match=r"platform_index\(platforms=\(\('tpu',\),\)\)' not found"):
+        irax.jit(lambda x: irax.lax.platform_dependent(x, tpu=lambda x: x + 1))(1.0)
+
+
 @pytest.mark.parametrize("kwargs,error,message", [
     ({"tpu": lambda x: x}, NotImplementedError, r"platform_index\(platforms=\(\('tpu',\),\)\)' not found for platform"),
     ({"gpu": lambda x: x}, ValueError, "Use 'cuda' or 'rocm'"),

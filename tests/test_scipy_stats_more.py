@@ -161,15 +161,9 @@ def test_mvn_at_an_infinite_point_under_jit():
     _close(irax.jit(istats.multivariate_normal.logpdf)(*args), _jax_op_by_op(jstats.multivariate_normal.logpdf, *args))
 
 
-# JAX 0.10's jnp.diagonal of a square 2-D float array is a platform_index and a cond choosing between its gather
-# and a masked sum (lax.platform_dependent); irax's platform_dependent traces the gather alone.
-DIAGONAL_CAUSE = "JAX's 2-D jnp.diagonal binds platform_index and a cond of two branches; irax's traces one branch"
-
-
 def _text_params():
-    return [pytest.param(dist, name, index, id=f"{dist}-{name}-{index}", marks=[
-        pytest.mark.xfail(strict=True, reason=DIAGONAL_CAUSE)] if (dist, index) == ("multivariate_normal", 2) else [])
-        for dist, name in PAIRS for index in range(len(CASES[dist]))]
+    return [pytest.param(dist, name, index, id=f"{dist}-{name}-{index}")
+            for dist, name in PAIRS for index in range(len(CASES[dist]))]
 
 
 @pytest.mark.parametrize("dist,name,index", _text_params())
@@ -191,12 +185,13 @@ GRAD_CASES = {
     "multinomial": ("logpmf", (COUNTS[0], np.int32(6), P3), (2,)),
     "multivariate_normal": ("logpdf", (POINTS[:3], MEAN, COV), (0, 1, 2)),
 }
+# JAX's partial evaluation of a jit drops the equations its known half no longer needs, inside the custom_jvp
+# calls and conds it keeps too (truncnorm: the last, unused power of x in _log_ndtr's asymptotic series;
+# multivariate_normal: a cond branch's empty2 fill of a residual slot its own residual then takes); irax keeps them.
+DEAD_CODE = "irax's linearized jit keeps dead equations of the calls and branches inside it that JAX's drops"
 # JAX's linearized jnp.where(scalar_pred, x, -inf) returns a residual 0.0 from the primal _where and feeds it to the
 # transposed one; irax's does not: grad(lambda x: jnp.where(x.sum() > 0, x.sum(), -np.inf)) prints differently.
-# JAX's partial evaluation of a jit drops the equations its known part no longer needs (the last, unused power of
-# x in _log_ndtr's asymptotic series); irax keeps that mul.
-GRAD_TEXT_DIFFERS = {"truncnorm": "irax's linearized jit keeps a dead mul of _log_ndtr that JAX's drops",
-                     "multivariate_normal": DIAGONAL_CAUSE,
+GRAD_TEXT_DIFFERS = {"truncnorm": DEAD_CODE, "multivariate_normal": DEAD_CODE,
                      "multinomial": "JAX's grad of jnp.where(scalar pred, x, -inf) forwards a 0.0 residual, irax's not"}
 
 
@@ -395,11 +390,9 @@ KDE_TEXTS = {
     "integrate_kde": (lambda s, kde, other: kde.integrate_kde(other), ("2d-scalar", "2d-weighted-silverman")),
     "resample": (lambda s, kde, key: kde.resample(key, (3,)), ("2d-scalar", "key")),
 }
-# evaluate and logpdf whiten by a Cholesky factor and take log(diag(whitening)), the integrals divide by
-# prod(diag(cho_factor)): see DIAGONAL_CAUSE. irax's keys are raw uint32 data under threefry2x32, JAX's key<fry>
-# values under random_wrap/random_split/random_bits (as in test_random.py).
-KDE_TEXT_DIFFERS = {"evaluate": DIAGONAL_CAUSE, "logpdf": DIAGONAL_CAUSE, "integrate_gaussian": DIAGONAL_CAUSE,
-                    "integrate_kde": DIAGONAL_CAUSE, "resample": "irax traces PRNG keys as raw threefry2x32 data"}
+# irax's keys are raw uint32 data under threefry2x32, JAX's key<fry> values under random_wrap/random_split/random_bits
+# (as in test_random.py).
+KDE_TEXT_DIFFERS = {"resample": "irax traces PRNG keys as raw threefry2x32 data"}
 
 
 def _kde_text_args(s, args):

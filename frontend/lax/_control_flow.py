@@ -20,6 +20,7 @@ import numpy as np
 
 from irax import core, dtypes, tree_util
 from irax.ir.avals import ShapedArray
+from irax.ir.extras import platform_branch
 from irax.ir.jaxpr_view import NUM_CONSTS_ATTR, body_ops, num_consts
 from irax.ir.mlir import ir, scope
 from irax.passes import funcs
@@ -268,7 +269,7 @@ def switch(index, branches, *operands, operand=inspect.Parameter.empty):
 
 
 @_in_scope
-def _switch(index, branches, operands, names, api_name):
+def _switch(index, branches, operands, names, api_name, branches_platforms=None):
     """Traces the branches (the first is checked against the others, in the order JAX traces them: a cond's
     true_fun first), shares their constants, prunes forwarded outputs and binds ``cond``."""
     module, host_operands = _module()
@@ -294,7 +295,8 @@ def _switch(index, branches, operands, names, api_name):
         bodies = [funcs.rewire(module, f, list(range(n_args)), keep, len(closure)) for f in bodies]
     out_avals = [traced[0].out_avals[i] for i in keep]  # branch 0's weak types, as JAX's abstract eval
     outs = iter(core.bind_with_bodies("cond", module, [index, *closure, *leaves], out_avals,
-                                      {"branches": tuple(funcs.name_of(f) for f in bodies)}))
+                                      {"branches": tuple(funcs.name_of(f) for f in bodies),
+                                       "branches_platforms": branches_platforms}))
     all_inputs = [*closure, *leaves]
     results = [next(outs) if f is None else as_operand(all_inputs[f]) for f in in_fwd]
     return tree_util.tree_unflatten(traced[first].out_tree, results)
@@ -711,9 +713,8 @@ def general_reduce(flat_operands, flat_init_values, tree, computation, dimension
 
 def platform_dependent(*args, default=None, **per_platform):
     """``per_platform[platform](*args)``, or ``default(*args)`` for a platform not named, as
-    ``jax.lax.platform_dependent``. irax traces for one platform, its default backend's, so the branch is chosen
-    while tracing (as JAX chooses it when the platform is known) and only that branch is traced."""
-    from irax import device
+    ``jax.lax.platform_dependent``: eagerly the branch of irax's platform runs; traced, every branch is, under a
+    cond on ``platform_index`` that lowering resolves (JAX's equations)."""
     branches = []  # (platform names, branch), identical branches joined as JAX joins them
     for name, branch in per_platform.items():
         if not callable(branch):
@@ -727,10 +728,10 @@ def platform_dependent(*args, default=None, **per_platform):
             branches.append(([name], branch))
     if default is not None and not callable(default):
         raise TypeError("lax.platform_dependent: the 'default' branch must be a callable.")
-    platform = device.default_backend()
-    chosen = per_platform.get(platform, default)
-    if chosen is None:
-        platforms = tuple(tuple(names) for names, _ in branches)
-        raise NotImplementedError(f"MLIR translation rule for primitive 'platform_index(platforms={platforms})' not "
-                                  f"found for platform {platform}")
-    return chosen(*args)
+    platforms = tuple(tuple(names) for names, _ in branches) + ((None,) if default is not None else ())
+    functions = [branch for _, branch in branches] + ([default] if default is not None else [])
+    if isinstance(core.current_trace(), core.EvalTrace):
+        return functions[platform_branch(platforms)](*args)
+    index = core.bind1("platform_index", platforms=platforms)
+    names = ("branch 0",) + tuple(f"branch{i}" for i in range(1, len(functions)))
+    return _switch(index, functions, args, names, "switch", branches_platforms=platforms)

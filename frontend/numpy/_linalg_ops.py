@@ -296,19 +296,29 @@ def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
 
 @staged_as("diagonal", static_argnames=("offset", "axis1", "axis2"))
 def diagonal(a, offset=0, axis1=0, axis2=1):
-    """The diagonal, gathered at its (row, column) pairs as JAX's (a masked sum would lose a -0.0 entry)."""
-    from ._creation import arange
+    """The diagonal, gathered at its (row, column) pairs as JAX's (a masked sum would lose a -0.0 entry). A square
+    matrix's main diagonal is JAX's platform_dependent choice between the gather and a masked sum (its Mosaic
+    branch), so that its jaxpr prints as JAX's; irax runs the gather."""
+    from ._creation import arange, eye
     from ._shape import moveaxis
     a = as_operand(a)
     if a.ndim < 2:
         raise ValueError("diagonal requires an array of at least two dimensions.")
     offset = operator.index(offset)
-    n, m = a.shape[axis1], a.shape[axis2]
-    size = builtins.max(0, builtins.min(n + builtins.min(offset, 0), m - builtins.max(offset, 0)))
-    a = moveaxis(a, (axis1, axis2), (-2, -1))
-    i = arange(size)
-    j = arange(abs(offset), abs(offset) + size)
-    return a[..., i, j] if offset >= 0 else a[..., j, i]
+
+    def gathered(a):
+        n, m = a.shape[axis1], a.shape[axis2]
+        size = builtins.max(0, builtins.min(n + builtins.min(offset, 0), m - builtins.max(offset, 0)))
+        a = moveaxis(a, (axis1, axis2), (-2, -1))
+        i = arange(size)
+        j = arange(abs(offset), abs(offset) + size)
+        return a[..., i, j] if offset >= 0 else a[..., j, i]
+
+    if a.shape[0] != a.shape[1] or a.ndim != 2 or offset != 0 or a.dtype == np.bool_:
+        return gathered(a)
+    mask = eye(a.shape[0], dtype=a.dtype)
+    return lax.platform_dependent(a, default=gathered,
+                                  mosaic=lambda a: lax.reduce(lax.mul(mask, a), np.array(0, a.dtype), lax.add, (0,)))
 
 
 @staged_as("matvec")
