@@ -302,7 +302,7 @@ def _split_while(module, op, known, primal_ip, done, unknown):
     lin.erase()
     primal = funcs.rewire(module, primal, list(range(len(funcs.arguments(primal)))),
                           list(range(len(known_carry))), n_known_consts)
-    dce_function(primal)
+    dce_function(primal, nested=True)
     cond = funcs.lookup(module, params["cond_jaxpr"])
     cond = funcs.copy_function(module, cond, known_carry + [n_carry + j for j in range(len(cond_consts))], [0],
                                len(cond_consts), funcs.name_of(cond) + "_known")
@@ -371,6 +371,7 @@ def _split_scan(module, op, known, primal_ip, done, unknown):
                                           done=done, n_consts=n_kk)
     res_types = [r.type for r in residuals]  # some are values of the primal, erased next
     hoisted, loop, intensive = _hoist_invariant(module, primal, len(known_outs), n_kc + n_kx, n_kk)
+    dce_function(loop, nested=True)  # JAX prunes the known body's outputs, which drops its dead equations
     const_values = funcs.inline_body(hoisted, [known[v] for v, u in zip(consts, const_uk) if not u], primal_ip)
     hoisted.erase()
     intensive_values, invariant_values = const_values[:len(intensive)], const_values[len(intensive):]
@@ -407,7 +408,7 @@ def _hoist_invariant(module, primal, n_outs, n_loop_args, n_consts):
     rest = [i for i in range(n_results) if i not in intensive]
     hoisted, loop, invariant = partial_eval(module, primal, varying, intensive, rest)
     primal.erase()
-    dce_function(hoisted)
+    dce_function(hoisted, nested=True)
     n_inv = len(invariant)
     loop = funcs.rewire(module, loop, list(range(n_inv, n_inv + n_loop_args)) + list(range(n_inv)),
                         list(range(len(rest))), n_inv)

@@ -59,11 +59,15 @@ def _T(b, x):
     return b.transpose(x, permutation=(*range(nd - 2), nd - 1, nd - 2))
 
 
-def matmul(b, x, y, preferred_element_type=None):
+# The precision JAX's cholesky, triangular_solve and lu derivatives ask of their matmuls.
+HIGHEST = ("HIGHEST", "HIGHEST")
+
+
+def matmul(b, x, y, preferred_element_type=None, precision=None):
     """``lax.dot`` of matrices or ``lax.batch_matmul`` of stacks of them."""
     nd = len(aval(x).shape)
     batch = tuple(range(nd - 2))
-    return b.dot_general(x, y, dimension_numbers=(((nd - 1,), (nd - 2,)), (batch, batch)), precision=None,
+    return b.dot_general(x, y, dimension_numbers=(((nd - 1,), (nd - 2,)), (batch, batch)), precision=precision,
                          preferred_element_type=preferred_element_type)
 
 
@@ -86,7 +90,7 @@ def _cholesky_jvp(b, primals, tangents):
     phi = tril(b, solved)
     scale = b.add(1, _eye(b, aval(x).dtype, (n, n)))
     scale = U.expand_dims(b, scale, tuple(range(nd - 2)))
-    return [low], [matmul(b, low, b.div(phi, scale))]
+    return [low], [matmul(b, low, b.div(phi, scale), precision=HIGHEST)]
 
 
 # --- triangular_solve -------------------------------------------------------------------------------------------
@@ -108,10 +112,13 @@ def _triangular_solve_jvp(b, primals, tangents, *, left_side, lower, transpose_a
 
         def a_inverse(x):
             return triangular_solve(b, a, x, **params)
+
+        def dot(x, y):
+            return matmul(b, x, y, precision=HIGHEST)
         if left_side:
-            out = a_inverse(matmul(b, g, ans)) if m > n else matmul(b, a_inverse(g), ans)
+            out = a_inverse(dot(g, ans)) if m > n else dot(a_inverse(g), ans)
         else:
-            out = a_inverse(matmul(b, ans, g)) if m < n else matmul(b, ans, a_inverse(g))
+            out = a_inverse(dot(ans, g)) if m < n else dot(ans, a_inverse(g))
     if g_b is not None:
         out = add_tangents(b, out, triangular_solve(b, a, g_b, **params))
     return [ans], [out]
@@ -172,8 +179,8 @@ def _lu_jvp(b, primals, tangents):
                           conjugate_a=False, lower=True, unit_diagonal=True)
     lau = triangular_solve(b, u, la, left_side=False, transpose_a=False, conjugate_a=False, lower=False,
                            unit_diagonal=False)
-    l_dot = matmul(b, l, tril(b, lau, -1), preferred_element_type=dtype)
-    u_dot = matmul(b, triu(b, lau), u, preferred_element_type=dtype)
+    l_dot = matmul(b, l, tril(b, lau, -1), preferred_element_type=dtype, precision=HIGHEST)
+    u_dot = matmul(b, triu(b, lau), u, preferred_element_type=dtype, precision=HIGHEST)
     return [lu, pivots, permutation], [b.add(l_dot, u_dot), None, None]
 
 

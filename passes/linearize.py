@@ -205,7 +205,7 @@ def _split_call(module, op, known, primal_ip, done, unknown):
     if key not in done:
         saveable = remat.policy(params["policy"]) if primitive == "checkpoint" else None
         callee_primal, callee_lin = linearize_function(module, callee, done, saveable)
-        dce_function(callee_primal)  # JAX keeps only what a call's known half returns
+        dce_function(callee_primal, nested=True)  # JAX keeps only what a call's known half returns
         done[key] = callee_primal, callee_lin, _forward_inputs(callee_primal)
     callee_primal, callee_lin, forwarded = done[key]
     n_tangents = funcs.int_attribute(callee, NUM_TANGENT_ARGS_ATTR)

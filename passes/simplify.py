@@ -58,7 +58,10 @@ def dce(module):
         dce_function(func)
 
 
-def dce_function(func):
+def dce_function(func, nested=False, _done=None):
+    """Erases the pure ops of ``func`` whose results are unused; with ``nested``, those of the functions its ops
+    call too (bodies, branches, callees), as JAX's ``dce_jaxpr`` of a known half goes into the equations it keeps.
+    Only dead ops go, so a function called from elsewhere too computes the same."""
     table = memo = None
     for op in reversed(body_ops(func)):
         if op.name.startswith("jaxpr.") and all(_unused(r) for r in op.results):
@@ -66,6 +69,14 @@ def dce_function(func):
                 table, memo = symbols(func.operation.parent.opview), {}
             if not has_effects(op, table, memo):
                 op.erase()
+    if nested:
+        table = symbols(func.operation.parent.opview)
+        done = set() if _done is None else _done
+        for op in body_ops(func):
+            for name in referenced_symbols(op):
+                if name in table and name not in done:
+                    done.add(name)
+                    dce_function(table[name], nested=True, _done=done)
 
 
 def has_effects(op, table, memo=None) -> bool:

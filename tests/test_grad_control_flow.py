@@ -231,7 +231,6 @@ def _text_cases():
 
     cases = [("jvp_" + p.__name__, jvp_of(p), None) for p in PROGRAMS]
     known = {
-        "reverse_scan_of_cond": "JAX fills a branch's unused residual slots with its empty2 primitive",
         "scan_pytree_carry": "JAX's transposed body accumulates the constants' cotangents where they are made",
         "scan_no_xs": "JAX's transposed body accumulates the constants' cotangents where they are made",
         "fori_static": "JAX's transposed body accumulates the constants' cotangents where they are made",

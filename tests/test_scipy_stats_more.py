@@ -185,14 +185,9 @@ GRAD_CASES = {
     "multinomial": ("logpmf", (COUNTS[0], np.int32(6), P3), (2,)),
     "multivariate_normal": ("logpdf", (POINTS[:3], MEAN, COV), (0, 1, 2)),
 }
-# JAX's partial evaluation of a jit drops the equations its known half no longer needs, inside the custom_jvp
-# calls and conds it keeps too (truncnorm: the last, unused power of x in _log_ndtr's asymptotic series;
-# multivariate_normal: a cond branch's empty2 fill of a residual slot its own residual then takes); irax keeps them.
-DEAD_CODE = "irax's linearized jit keeps dead equations of the calls and branches inside it that JAX's drops"
 # JAX's linearized jnp.where(scalar_pred, x, -inf) returns a residual 0.0 from the primal _where and feeds it to the
 # transposed one; irax's does not: grad(lambda x: jnp.where(x.sum() > 0, x.sum(), -np.inf)) prints differently.
-GRAD_TEXT_DIFFERS = {"truncnorm": DEAD_CODE, "multivariate_normal": DEAD_CODE,
-                     "multinomial": "JAX's grad of jnp.where(scalar pred, x, -inf) forwards a 0.0 residual, irax's not"}
+GRAD_TEXT_DIFFERS = {"multinomial": "JAX's grad of jnp.where(scalar pred, x, -inf) forwards a 0.0 residual, irax's not"}
 
 
 def _grads(dist):
