@@ -58,25 +58,32 @@ def dce(module):
         dce_function(func)
 
 
-def dce_function(func, nested=False, _done=None):
+def dce_function(func, nested=False):
     """Erases the pure ops of ``func`` whose results are unused; with ``nested``, those of the functions its ops
     call too (bodies, branches, callees), as JAX's ``dce_jaxpr`` of a known half goes into the equations it keeps.
     Only dead ops go, so a function called from elsewhere too computes the same."""
-    table = memo = None
+    if not nested:
+        _erase_dead_ops(func)
+        return
+    table, seen, pending = symbols(func.operation.parent.opview), set(), [func]
+    while pending:
+        current = pending.pop()
+        _erase_dead_ops(current, table)
+        for op in body_ops(current):
+            for name in referenced_symbols(op):
+                if name in table and name not in seen:
+                    seen.add(name)
+                    pending.append(table[name])
+
+
+def _erase_dead_ops(func, table=None):
+    memo = {}
     for op in reversed(body_ops(func)):
         if op.name.startswith("jaxpr.") and all(_unused(r) for r in op.results):
             if table is None:
-                table, memo = symbols(func.operation.parent.opview), {}
+                table = symbols(func.operation.parent.opview)
             if not has_effects(op, table, memo):
                 op.erase()
-    if nested:
-        table = symbols(func.operation.parent.opview)
-        done = set() if _done is None else _done
-        for op in body_ops(func):
-            for name in referenced_symbols(op):
-                if name in table and name not in done:
-                    done.add(name)
-                    dce_function(table[name], nested=True, _done=done)
 
 
 def has_effects(op, table, memo=None) -> bool:

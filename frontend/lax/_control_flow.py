@@ -264,8 +264,12 @@ def switch(index, branches, *operands, operand=inspect.Parameter.empty):
         return branches[0](*operands)
     index = convert_element_type(index, np.int32)
     index = clamp(np.array(0, np.int32), index, np.array(len(branches) - 1, np.int32))
-    names = ("branch 0",) + tuple(f"branch{i}" for i in range(1, len(branches)))
-    return _switch(index, branches, operands, names, "switch")
+    return _switch(index, branches, operands, _branch_names(len(branches)), "switch")
+
+
+def _branch_names(n):
+    """How JAX's switch names its branches in errors."""
+    return ("branch 0",) + tuple(f"branch{i}" for i in range(1, n))
 
 
 @_in_scope
@@ -733,5 +737,4 @@ def platform_dependent(*args, default=None, **per_platform):
     if isinstance(core.current_trace(), core.EvalTrace):
         return functions[platform_branch(platforms)](*args)
     index = core.bind1("platform_index", platforms=platforms)
-    names = ("branch 0",) + tuple(f"branch{i}" for i in range(1, len(functions)))
-    return _switch(index, functions, args, names, "switch", branches_platforms=platforms)
+    return _switch(index, functions, args, _branch_names(len(functions)), "switch", branches_platforms=platforms)
