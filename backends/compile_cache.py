@@ -2,7 +2,9 @@
 
 An IREE compile costs 0.4-2.5 s where XLA's takes 0.01-0.3 s, so a program's second run should not pay it again.
 The key (made by the caller) covers the StableHLO after irax's passes, the flags (target, CPU), and the irax and
-IREE versions. Each entry is written to a temporary file and renamed into place, so concurrent processes see a
+IREE versions. Beside the modules (``VMFB`` entries) the cache keeps the StableHLO each traced program lowers to
+(``STABLEHLO`` entries, keyed by the traced module and irax's sources), so that a warm first call skips irax's
+passes too. Each entry is written to a temporary file and renamed into place, so concurrent processes see a
 whole entry or none; it starts with a magic tag and the SHA-256 of its body, checked on every read, so a corrupt
 or truncated entry is deleted and compiled again, never loaded. The directory is bounded: past the size limit,
 the least recently used entries go (a hit refreshes its entry's modification time). A directory that cannot be
@@ -20,7 +22,9 @@ import warnings
 
 _MAGIC = b"IRAXC1\n"
 _DIGEST = 32
-_SUFFIX = ".vmfb"
+VMFB = ".vmfb"
+STABLEHLO = ".mlir"
+_SUFFIXES = (VMFB, STABLEHLO)
 DEFAULT_MAX_BYTES = 1 << 30
 
 _disabled_dirs: set = set()
@@ -31,16 +35,16 @@ def directory():
     return config.irax_cache_dir or None
 
 
-def _path(root, key):
-    return os.path.join(root, key[:2], key + _SUFFIX)
+def _path(root, key, kind):
+    return os.path.join(root, key[:2], key + kind)
 
 
-def get(key: str):
-    """The cached module for ``key``, or ``None`` (missing, unreadable, or corrupt and now deleted)."""
+def get(key: str, kind: str = VMFB):
+    """The cached entry of ``kind`` for ``key``, or ``None`` (missing, unreadable, or corrupt and now deleted)."""
     root = directory()
     if root is None:
         return None
-    path = _path(root, key)
+    path = _path(root, key, kind)
     try:
         with open(path, "rb") as f:
             data = f.read()
@@ -57,17 +61,17 @@ def get(key: str):
     return body
 
 
-def put(key: str, vmfb: bytes):
+def put(key: str, data: bytes, kind: str = VMFB):
     root = directory()
     if root is None or root in _disabled_dirs:
         return
-    path = _path(root, key)
+    path = _path(root, key, kind)
     tmp = None
     try:
         os.makedirs(os.path.dirname(path), exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), suffix=".tmp")
         with os.fdopen(fd, "wb") as f:
-            f.write(_MAGIC + hashlib.sha256(vmfb).digest() + vmfb)
+            f.write(_MAGIC + hashlib.sha256(data).digest() + data)
         os.replace(tmp, path)
     except OSError as e:
         if tmp is not None:
@@ -84,13 +88,13 @@ def max_bytes() -> int:
     return int(config.irax_cache_max_bytes)
 
 
-def entries(root):
-    """``(path, size, mtime)`` of every entry, oldest first."""
+def entries(root, kinds=_SUFFIXES):
+    """``(path, size, mtime)`` of every entry of ``kinds``, oldest first."""
     found = []
     for sub in _scandir(root):
         if sub.is_dir():
             for entry in _scandir(sub.path):
-                if entry.name.endswith(_SUFFIX):
+                if entry.name.endswith(kinds):
                     try:
                         stat = entry.stat()
                     except OSError:

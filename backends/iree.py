@@ -30,7 +30,7 @@ def host_cpu_flags() -> tuple[str, ...]:
 
 
 @functools.lru_cache(maxsize=None)
-def _versions() -> str:
+def versions() -> str:
     import importlib
     from irax import __version__
     # imported by its full name: ``from iree.compiler import version`` would run iree.compiler's __init__ (8 ms)
@@ -72,7 +72,7 @@ def compile_stablehlo(text: str, flags=None, *, name: str = "main") -> bytes:
     if '"jaxpr.' in text:
         raise CompileError("the module still holds jaxpr ops; lower it with jaxpr-to-stablehlo before compiling "
                            "(IREE does not know the jaxpr dialect)")
-    key = hashlib.sha256("\0".join((_LOCATION.sub("", text), *flags, _versions())).encode()).hexdigest()
+    key = hashlib.sha256("\0".join((_LOCATION.sub("", text), *flags, versions())).encode()).hexdigest()
     vmfb = _memory_cache.get(key)
     if vmfb is None:
         start = time.perf_counter()

@@ -1,9 +1,14 @@
 """From a traced function to a callable IREE executable: lowering, compiling, calling."""
 from __future__ import annotations
 
+import functools
+import hashlib
+import io
+import os
+
 import numpy as np
 
-from irax.backends import iree as iree_backend, targets
+from irax.backends import compile_cache, iree as iree_backend, targets
 from irax.ir.mlir import scope
 from irax.passes import COMPILE_PIPELINE, run_pipeline
 from irax.passes.donation import mark_donations
@@ -30,7 +35,13 @@ def lower_to_stablehlo(traced) -> str:
 
 
 def lower_program(traced) -> tuple[str, list]:
-    """The StableHLO text of ``traced`` and the host functions it imports, in import order."""
+    """The StableHLO text of ``traced`` and the host functions it imports, in import order; read from the
+    persistent cache when this program was lowered before (a program calling the host is lowered each time: its
+    host functions are this process's Python objects)."""
+    key = _lowering_key(traced)
+    cached = compile_cache.get(key, compile_cache.STABLEHLO) if key is not None else None
+    if cached is not None:
+        return cached.decode(), []
     with scope():
         module = traced.module.operation.clone()
         run_pipeline(module.opview, COMPILE_PIPELINE)
@@ -38,7 +49,35 @@ def lower_program(traced) -> tuple[str, list]:
         protect_arguments(module.opview)
         host_functions = [HostFunction(fn, [(a.shape, a.dtype) for a in ins], [(a.shape, a.dtype) for a in outs])
                           for fn, ins, outs in take_host_callbacks(module.opview)]
-        return module.get_asm(enable_debug_info=True), host_functions
+        text = module.get_asm(enable_debug_info=True)
+    if key is not None and not host_functions:
+        compile_cache.put(key, text.encode(), compile_cache.STABLEHLO)
+    return text, host_functions
+
+
+def _lowering_key(traced):
+    """The cache key of what ``traced`` lowers to: its module as bytecode (locations included, so the text's are
+    its own), its donations, and irax's sources; ``None`` with the cache off."""
+    if compile_cache.directory() is None:
+        return None
+    bytecode = io.BytesIO()
+    with scope():
+        traced.module.operation.write_bytecode(bytecode)
+    parts = [bytecode.getvalue(), traced.func_name.encode(), repr(sorted(donation_pairs(traced).items())).encode(),
+             _sources_fingerprint().encode()]
+    return hashlib.sha256(b"\0".join(parts)).hexdigest()
+
+
+@functools.lru_cache(maxsize=None)
+def _sources_fingerprint() -> str:
+    """irax's version and each lowering source file's size and modification time: an edited checkout must not
+    reuse what its older code lowered."""
+    import irax
+    from irax import backends, ir, passes, runtime
+    files = [entry for package in (irax, ir, passes, backends, runtime) for root in package.__path__
+             for entry in os.scandir(root) if entry.name.endswith(".py")]
+    stats = sorted((entry.path, entry.stat().st_size, entry.stat().st_mtime_ns) for entry in files)
+    return f"{irax.__version__}|{iree_backend.versions()}|{stats}"
 
 
 def donation_pairs(traced) -> dict:

@@ -31,8 +31,12 @@ def _compile(scale):
     return np.asarray(irax.jit(lambda x: x * scale + 1)(np.ones(3, np.float32)))
 
 
+def _modules(cache):
+    return [e[0] for e in compile_cache.entries(str(cache), compile_cache.VMFB)]
+
+
 def _only_entry(cache):
-    (entry,) = [e[0] for e in compile_cache.entries(str(cache))]
+    (entry,) = _modules(cache)
     return entry
 
 
@@ -100,9 +104,10 @@ def test_size_bound_evicts_least_recently_used(cache):
         compile_cache.get(os.path.basename(first)[:-5])  # a hit makes the first entry the most recent
         time.sleep(0.05)
         _compile(13.0)
-        paths = [e[0] for e in compile_cache.entries(str(cache))]
+        paths = _modules(cache)
         assert len(paths) == 2 and first in paths
-        assert compile_cache.clear() == 2 and compile_cache.info()["entries"] == 0
+        held = len(compile_cache.entries(str(cache)))  # the modules and the StableHLO entries kept beside them
+        assert compile_cache.clear() == held and compile_cache.info()["entries"] == 0
     finally:
         irax.config.update("irax_cache_max_bytes", old)
 
@@ -129,9 +134,52 @@ def test_moving_a_function_in_its_file_still_hits(cache):
     np.testing.assert_allclose(traced_at(3, "first (draft).py"), 7.0)
     entry = _only_entry(cache)
     np.testing.assert_allclose(traced_at(40, 'second "copy".py'), 7.0)
-    assert [e[0] for e in compile_cache.entries(str(cache))] == [entry]
+    assert _modules(cache) == [entry]
     np.testing.assert_allclose(traced_at(40, 'second "copy".py', "x * 5.0 + 3"), 8.0)
-    assert len(compile_cache.entries(str(cache))) == 2
+    assert len(_modules(cache)) == 2
+
+
+def _lowered(cache):
+    return [e[0] for e in compile_cache.entries(str(cache), compile_cache.STABLEHLO)]
+
+
+def test_a_program_lowered_before_skips_the_passes(cache, monkeypatch):
+    """A traced program's StableHLO is kept beside its module, so that the next process reads it instead of
+    running irax's passes (here: the memory caches cleared); a damaged entry, or edited irax sources, lower again."""
+    from irax import compiled
+    jitted = irax.jit(lambda x: jnp.sin(x) * 3.0 + x[::-1])
+    x = np.linspace(-1, 1, 5, dtype=np.float32)
+    passes_ran = []
+    original = compiled.run_pipeline
+    monkeypatch.setattr(compiled, "run_pipeline", lambda *a: passes_ran.append(1) or original(*a))
+
+    def again():  # called from one line: the module's locations name it
+        irax.clear_caches()
+        np.testing.assert_allclose(jitted(x), np.sin(x) * 3.0 + x[::-1], rtol=1e-6)
+        return bool(passes_ran and passes_ran.pop())
+    assert again()
+    (entry,) = _lowered(cache)
+    with open(entry, "rb") as f:
+        good = f.read()
+    assert b"stablehlo.sine" in good
+    assert not again()
+    with open(entry, "wb") as f:
+        f.write(good[:-3])
+    assert again() and _lowered(cache) == [entry]
+    with open(entry, "rb") as f:
+        assert f.read() == good
+    monkeypatch.setattr(compiled, "_sources_fingerprint", lambda: "an edited checkout")
+    assert again() and len(_lowered(cache)) == 2
+    assert not again()
+
+
+def test_a_program_calling_the_host_is_lowered_each_time(cache):
+    """Its host functions are this process's Python objects: its StableHLO is never kept."""
+    def f(x):
+        return irax.pure_callback(np.cos, irax.ShapeDtypeStruct(x.shape, x.dtype), x) * 2
+    x = np.arange(3, dtype=np.float32)
+    np.testing.assert_allclose(irax.jit(f)(x), np.cos(x) * 2, rtol=1e-6)
+    assert len(_modules(cache)) == 1 and _lowered(cache) == []
 
 
 def test_key_text_is_the_module_printed_without_locations():
