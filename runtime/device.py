@@ -13,18 +13,15 @@ from __future__ import annotations
 
 import functools
 
-import ml_dtypes
 import numpy as np
 
+# By dtype name: importing ml_dtypes for bfloat16's dtype object costs half a second (NumPy registers its many
+# loops one by one), which a program loading an artifact without bfloat16 arrays should not pay.
 _ELEMENT_TYPES = {
-    np.dtype(np.bool_): "BOOL_8",
-    np.dtype(np.int8): "SINT_8", np.dtype(np.int16): "SINT_16",
-    np.dtype(np.int32): "SINT_32", np.dtype(np.int64): "SINT_64",
-    np.dtype(np.uint8): "UINT_8", np.dtype(np.uint16): "UINT_16",
-    np.dtype(np.uint32): "UINT_32", np.dtype(np.uint64): "UINT_64",
-    np.dtype(np.float16): "FLOAT_16", np.dtype(ml_dtypes.bfloat16): "BFLOAT_16",
-    np.dtype(np.float32): "FLOAT_32", np.dtype(np.float64): "FLOAT_64",
-    np.dtype(np.complex64): "COMPLEX_64", np.dtype(np.complex128): "COMPLEX_128",
+    "bool": "BOOL_8", "int8": "SINT_8", "int16": "SINT_16", "int32": "SINT_32", "int64": "SINT_64",
+    "uint8": "UINT_8", "uint16": "UINT_16", "uint32": "UINT_32", "uint64": "UINT_64",
+    "float16": "FLOAT_16", "bfloat16": "BFLOAT_16", "float32": "FLOAT_32", "float64": "FLOAT_64",
+    "complex64": "COMPLEX_64", "complex128": "COMPLEX_128",
 }
 
 
@@ -70,7 +67,7 @@ class Device:
         the view (a third of the cost of a byte copy wrapped in a view: a microsecond a jit argument); an empty one
         gets one element of storage."""
         array = np.asarray(array, order="C")
-        element_type = self._element_types[array.dtype]
+        element_type = self._element_types[array.dtype.name]
         if array.size:
             return self._allocator.allocate_buffer_copy(self._memory_type, self._usage, self.hal_device, array,
                                                         element_type)
@@ -117,7 +114,7 @@ class GpuDevice(Device):
         done = self.hal_device.create_semaphore(0)
         self.hal_device.queue_copy(source, staging, [], [(done, 1)])
         done.wait(1)
-        view = rt.HalBufferView(staging, list(shape), self._element_types[np.dtype(dtype)])
+        view = rt.HalBufferView(staging, list(shape), self._element_types[np.dtype(dtype).name])
         return to_host(view, shape, dtype)
 
     def __repr__(self):
