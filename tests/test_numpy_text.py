@@ -291,6 +291,13 @@ case("einsum-gram", lambda m: (lambda x: m.einsum("ij,kj->ik", x, x)), x23)
 case("einsum-outer", lambda m: (lambda x, y: m.einsum("i,j->ij", x, y)), x3, p3)
 case("einsum-batch", lambda m: (lambda x: m.einsum("bij,bkj->bik", x[None], x[None])), x23)
 case("einsum-precision", lambda m: (lambda x, y: m.einsum("ij,j->i", x, y, precision="highest")), x23, p3)
+case("einsum-chain", lambda m: (lambda x: m.einsum("ij,jk,kl", x.T @ x, x.T, x)), x23)
+case("einsum-transposed", lambda m: (lambda x, y: m.einsum("ij,j->ji", x, y)), x23, p3)
+case("einsum-diagonal", lambda m: (lambda x: m.einsum("ii->i", x.T @ x)), x23)
+case("einsum-trace", lambda m: (lambda x: m.einsum("ii", x @ x.T)), x23)
+case("einsum-ellipsis", lambda m: (lambda x, y: m.einsum("...j,j", x, y)), x23, p3)
+case("einsum-interleaved", lambda m: (lambda x, y: m.einsum(x, [0, 1], y, [1], [1, 0])), x23, p3)
+case("multi_dot", lambda m: (lambda x: m.linalg.multi_dot([x, x.T, x, x.T])), x23)
 case("cross", lambda m: m.cross, x3, p3)
 case("cross-2d", lambda m: (lambda x, y: m.cross(x[:2], y[:2])), x3, p3)
 case("diff", lambda m: m.diff, x23)
@@ -358,8 +365,7 @@ case("polydiv", lambda m: m.polydiv, x3, p3[:2])
 #   scan: polyval, searchsorted, digitize, histogram.
 #   The dialect: pow takes one dtype (a float base with an integer exponent array converts the exponent, where
 #   JAX binds pow(f32, i32)); reshape has no ``dimensions`` (order="F" reshapes transpose first).
-#   irax.numpy's own implementations: einsum (JAX contracts along opt_einsum paths), matvec/vecmat/vecdot with
-#   unit loop axes (JAX's vectorize is a vmap).
+#   irax.numpy's own implementations: matvec/vecmat/vecdot with unit loop axes (JAX's vectorize is a vmap).
 #   Core: a Python float passed from one jit to another prints its float32 value (allclose's default rtol
 #   1e-05 as 9.999999747378752e-06).
 KNOWN_DIFFERENT = {"power-fi", "pow-fi"}

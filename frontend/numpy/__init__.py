@@ -10,7 +10,7 @@ from ._creation import (arange, array, asarray, bartlett, blackman, copy, empty,
                         frombuffer, fromfunction, fromiter, fromstring, full, full_like, geomspace, hamming, hanning,
                         identity, linspace, logspace, ones, ones_like, tri, zeros, zeros_like)
 from ._indexing import _getitem, _IndexUpdateHelper, put, put_along_axis, take, take_along_axis
-from ._linalg_ops import (diagonal, dot, einsum, inner, matmul, matvec, outer, tensordot, trace, vdot, vecdot,
+from ._linalg_ops import (diagonal, dot, inner, matmul, matvec, outer, tensordot, trace, vdot, vecdot,
                           vecmat)
 from ._matrix import (diag, diag_indices, diag_indices_from, diagflat, fill_diagonal, indices, ix_, kron, mask_indices,
                       meshgrid, tril, tril_indices, tril_indices_from, triu, triu_indices, triu_indices_from, vander)
@@ -51,7 +51,7 @@ from ._utilities import (apply_over_axes, array_repr, array_str, finfo, get_prin
 from . import linalg
 from . import fft
 from ._histograms import histogram2d, histogramdd
-from ._einsum_path import einsum_path
+from ._einsum import einsum, einsum_path
 from ._io import fromfile
 from ._polyzeros import poly, roots
 from ._index_tricks import c_, index_exp, mgrid, ogrid, r_, s_

@@ -1,16 +1,15 @@
-"""Products in ``irax.numpy``: ``dot``, ``matmul``, ``tensordot``, ``einsum`` and friends."""
+"""Products in ``irax.numpy``: ``dot``, ``matmul``, ``tensordot`` and friends (``einsum`` has its own module)."""
 from __future__ import annotations
 
 import builtins
 import operator
-import string
 
 import numpy as np
 
 from irax import dtypes, lax
 from irax.lax._scalars import as_operand
 
-from ._shape import broadcast_to, reshape
+from ._shape import reshape
 from ._util import canonicalize_axis, check_arraylike, convert, ensure_arraylike, promote_dtypes, staged_as
 
 
@@ -179,101 +178,6 @@ def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None, out_
     result = lax.dot_general(a, b, (contracting_dims, ((), ())), precision=precision,
                              preferred_element_type=preferred_element_type)
     return convert(result, preferred_element_type, output_weak_type)
-
-
-def _interleaved(args):
-    """Operands alternating with lists of integer labels (``...`` for broadcast dimensions), an output list last
-    if the count is odd: the subscripts string and the operands."""
-    def letters(labels):
-        return "".join("..." if label is Ellipsis else string.ascii_letters[operator.index(label)]
-                       for label in labels)
-    operands, lists = args[0::2], args[1::2]
-    output = "->" + letters(args[-1]) if len(args) % 2 else ""
-    return ",".join(map(letters, lists[:len(operands)])) + output, operands[:len(lists)]
-
-
-def einsum(subscripts, *operands, optimize="auto", precision=None, preferred_element_type=None, out=None):
-    """Einstein summation, contracted pairwise left to right with ``dot_general``.
-
-    Supports ``...`` (broadcast like NumPy), repeated labels in one operand (diagonals) and NumPy's interleaved
-    form ``einsum(x, [0, 1], y, [1, 2], [0, 2])``.
-    """
-    if not isinstance(subscripts, str):
-        subscripts, operands = _interleaved((subscripts,) + operands)
-    operands = list(promote_dtypes(*operands))
-    inputs, output = _parse_einsum(subscripts, operands)
-    operands = _broadcast_labels(operands, inputs)
-    pref = preferred_element_type or operands[0].dtype
-    current, cur_sub = _sum_unique(operands[0], inputs[0], inputs[1:], output)
-    for k in range(1, len(operands)):
-        later = inputs[k + 1:]
-        keep = set(output).union(*map(set, later))
-        operand, sub = _sum_unique(operands[k], inputs[k], [cur_sub] + later, output)
-        contract = [c for c in cur_sub if c in sub and c not in keep]
-        batch = [c for c in cur_sub if c in sub and c in keep]
-        dims = ((tuple(cur_sub.index(c) for c in contract), tuple(sub.index(c) for c in contract)),
-                (tuple(cur_sub.index(c) for c in batch), tuple(sub.index(c) for c in batch)))
-        current = lax.dot_general(current, operand, dims, precision=precision, preferred_element_type=pref)
-        cur_sub = "".join(batch + [c for c in cur_sub if c not in sub] + [c for c in sub if c not in cur_sub])
-    current, cur_sub = _sum_unique(current, cur_sub, [], output)
-    return lax.transpose(current, tuple(cur_sub.index(c) for c in output)) if cur_sub != output else current
-
-
-def _broadcast_labels(operands, inputs):
-    """Size-1 axes (from ``...`` broadcasting) are broadcast to the label's size in the other operands."""
-    sizes = {}
-    for op, sub in zip(operands, inputs):
-        for c, d in zip(sub, op.shape):
-            if d != 1 and sizes.setdefault(c, d) != d:
-                raise ValueError(f"einsum: label {c!r} has sizes {sizes[c]} and {d}")
-    out = []
-    for op, sub in zip(operands, inputs):
-        target = tuple(sizes.get(c, d) if d == 1 else d for c, d in zip(sub, op.shape))
-        out.append(broadcast_to(op, target) if target != tuple(op.shape) else op)
-    return out
-
-
-def _sum_unique(x, sub, others, output):
-    """Takes diagonals of repeated labels; sums out labels that appear nowhere else."""
-    from ._reductions import sum
-    while len(set(sub)) != len(sub):
-        c = next(c for c in sub if sub.count(c) > 1)
-        i = sub.index(c)
-        j = sub.index(c, i + 1)
-        x = diagonal(x, 0, i, j)
-        sub = "".join(l for k, l in enumerate(sub) if k not in (i, j)) + c
-    elsewhere = set(output).union(*map(set, others)) if others else set(output)
-    drop = [i for i, c in enumerate(sub) if c not in elsewhere]
-    if drop:
-        x = sum(x, axis=tuple(drop))
-        sub = "".join(c for i, c in enumerate(sub) if i not in drop)
-    return x, sub
-
-
-def _parse_einsum(subscripts, operands):
-    subscripts = subscripts.replace(" ", "")
-    lhs, output = subscripts.split("->") if "->" in subscripts else (subscripts, None)
-    inputs = lhs.split(",")
-    if len(inputs) != len(operands):
-        raise ValueError(f"einsum: {len(inputs)} subscripts for {len(operands)} operands")
-    spare = [c for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz" if c not in subscripts]
-    ellipsis_rank = builtins.max([as_operand(op).ndim - len(sub.replace("...", "")) for sub, op in
-                                  zip(inputs, operands) if "..." in sub] or [0])
-    broadcast = "".join(spare[:ellipsis_rank])
-    expanded = []
-    for sub, op in zip(inputs, operands):
-        if "..." in sub:
-            n = as_operand(op).ndim - len(sub.replace("...", ""))
-            sub = sub.replace("...", broadcast[ellipsis_rank - n:] if n else "")
-        if len(sub) != as_operand(op).ndim:
-            raise ValueError(f"einsum: subscript {sub!r} does not match operand of rank {as_operand(op).ndim}")
-        expanded.append(sub)
-    if output is None:
-        joined = "".join(expanded)
-        output = broadcast + "".join(sorted(c for c in set(joined) if joined.count(c) == 1 and c not in broadcast))
-    else:
-        output = output.replace("...", broadcast)
-    return expanded, output
 
 
 @staged_as("trace", static_argnames=("axis1", "axis2", "dtype"))

@@ -16,7 +16,8 @@ from ._creation import eye, ones, zeros_like
 from ._decompositions import (EigResult, EighResult, QRResult, SVDResult, eig, eigh, eigvals, eigvalsh, lstsq,
                               matrix_rank, pinv, qr, svd, svdvals)
 from ._linalg_ops import diagonal as _diagonal
-from ._linalg_ops import einsum, matmul, tensordot, vecdot
+from ._einsum import einsum
+from ._linalg_ops import matmul, tensordot, vecdot
 from ._linalg_ops import outer as _outer
 from ._linalg_ops import trace as _jnp_trace
 from ._numeric import cross as _cross
