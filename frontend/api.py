@@ -305,7 +305,17 @@ def _leaf_signature(x):
         return (np.shape(x), x.dtype)
     if isinstance(x, core.Tracer):
         return x.aval
+    if type(x) in _SCALAR_TYPES:
+        return _scalar_aval(type(x), config.jax_enable_x64)
     return type(x)
+
+
+@functools.lru_cache(maxsize=None)
+def _scalar_aval(kind, x64):
+    """A Python scalar's aval (weakly typed, as JAX's): one jit traced for ``1.0`` and for a weak ``f32[]`` tracer
+    is one trace, as JAX's cache keys them."""
+    from .lax._scalars import as_operand
+    return as_operand(kind(0)).aval
 
 
 def _infer_argnums_and_argnames(fun, argnums, argnames, kind="static"):

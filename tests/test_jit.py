@@ -31,6 +31,21 @@ def test_retraces_only_on_new_signature_and_side_effects_run_once_per_trace():
     assert len(calls) == 3
 
 
+def test_a_python_scalar_and_a_weak_tracer_of_its_aval_share_one_trace():
+    """As JAX's cache keys them: both are weakly typed ``f32[]``, so the nested jaxpr prints once, by name."""
+    calls = []
+
+    @irax.jit
+    def inner(x):
+        calls.append(1)
+        return x + 1
+
+    text = str(irax.make_jaxpr(lambda y: inner(1.0) * inner(y))(2.0))
+    assert len(calls) == 1
+    assert text.startswith("let inner = { lambda ; a:f32[]. let b:f32[] = add a 1.0:f32[] in (b,) } in")
+    assert inner(True).dtype == np.int32 and len(calls) == 2
+
+
 def test_static_argnums_and_argnames():
     f = irax.jit(lambda x, n, *, mode: x * n if mode == "mul" else x + n, static_argnums=1,
                  static_argnames="mode")

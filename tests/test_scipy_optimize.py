@@ -125,10 +125,6 @@ def test_x64():
 
 # --- jaxpr text and errors -------------------------------------------------------------------------------------------
 
-@pytest.mark.xfail(strict=True, reason=(
-    "irax bug outside this module: jit's cache keys a Python scalar apart from a weak tracer of the same aval "
-    "(frontend/api.py _leaf_signature), so the line search's jnp.where(c, 1.0, x) and the zoom's jnp.where(c, w, x) "
-    "trace two `_where` jaxprs where JAX shares one"))
 def test_jaxpr_text():
     def program(optimize, np_):
         return lambda x0, a: optimize.minimize(quartic(np_), x0, (a,), method="BFGS", options={"maxiter": 3})
