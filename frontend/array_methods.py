@@ -107,10 +107,8 @@ class ArrayMethods:
     def __iter__(self):
         if not self.shape:
             raise TypeError("iteration over a 0-d array")
-        # JAX's ``lax.index_in_dim`` per row: a unit-stride slice and a squeeze
         from irax import lax
-        unstack = importlib.import_module("irax.numpy._util").slice_in_dim
-        return (lax.squeeze(unstack(self, i, i + 1), (0,)) for i in range(self.shape[0]))
+        return (lax.index_in_dim(self, i, keepdims=False) for i in range(self.shape[0]))
 
     def __contains__(self, other):
         # As JAX, and unlike NumPy, ``in`` searches a 1-D array for one scalar; anything else is an error

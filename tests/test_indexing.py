@@ -262,6 +262,14 @@ def test_make_jaxpr_text_matches_jax(name):
     _same(ours(*_eager_args(inp)), theirs(*_eager_args(jnp)), name)
 
 
+@pytest.mark.parametrize("program", [lambda x, k: x.at[k].set(1.0), lambda x, k: x.at[k, 1:].add(x[0, 0]),
+                                     lambda x, k: x[k], lambda x, k: x[k, None, 1:]], ids=["set", "add", "get", "slice"])
+def test_a_weakly_typed_traced_index_as_jax(program):
+    """A Python int argument traces weakly typed: its normalisation stays weak, then becomes int32 (JAX's
+    ``lax._const`` gives the axis size as a Python int beside a weak scalar)."""
+    assert str(irax.make_jaxpr(program)(X, 1)) == str(jax.make_jaxpr(program)(X, 1))
+
+
 def test_text_programs_under_jit_in_one_module():
     programs = _text_programs(inp, irax)
 

@@ -161,10 +161,6 @@ def test_jit_xfail(name):
 
 
 _XFAIL_JAXPR = {
-    "convolution_matrix_same_int": "irax bug: lax.slice(x, start, limit, strides=(1,)) binds strides=None; JAX "
-                                   "keeps (1,)",
-    "rsf2csf": "irax bug: x.at[i, j].set(v) with traced weak-typed int indices omits JAX's convert_element_type of "
-               "each index to strong int32",
     "expm_frechet": "irax's expm jaxpr differs from JAX's (no jit[name=_calc_P_Q], dots without HIGHEST precision)",
     "qr_multiply_batched": "JAX's uses the geqrf and ormqr primitives, which irax lacks; irax multiplies by qr's Q",
 }

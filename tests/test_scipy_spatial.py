@@ -114,42 +114,6 @@ def test_jit(group):
     _close(irax.jit(program(ist))(*args[0]), jax.jit(program(jst))(*args[1]), 1e-4)
 
 
-_WEAK_INDEX = ("x.at[i].set with a weakly typed int index records no convert_element_type to int32 (repro: "
-               "make_jaxpr(lambda a, k: a.at[k].set(1.0))(np.zeros(3, np.float32), 1))")
-_SCALAR_KEY = ("jit's cache keys a Python scalar apart from a weak tracer of the same aval (frontend/api.py "
-               "_leaf_signature), so jnp.where(p, 1, x) and jnp.where(p, w, x) trace two `_where` jaxprs where JAX "
-               "shares one")
-_SEARCHSORTED = ("irax bug outside this module: jnp.searchsorted's jaxpr differs from JAX's (no nested "
-                 "`_searchsorted_scan_impl` jits; gather mode and comparisons differ); repro: "
-                 "make_jaxpr(jnp.searchsorted)(np.arange(5.0), np.ones(3))")
-TEXT_CASES = {
-    "from_quat": lambda t: lambda q, v: t.Rotation.from_quat(q).quat,
-    "as_matrix": lambda t: lambda q, v: t.Rotation(q).as_matrix(),
-    "apply": lambda t: lambda q, v: t.Rotation(q).apply(v, inverse=True),
-    "mul": lambda t: lambda q, v: (t.Rotation(q) * t.Rotation(q[::-1])).quat,
-    "as_mrp": lambda t: lambda q, v: t.Rotation(q).as_mrp(),
-    "from_mrp": lambda t: lambda q, v: t.Rotation.from_mrp(v).quat,
-    "from_rotvec": lambda t: lambda q, v: t.Rotation.from_rotvec(v).quat,
-    "inv_magnitude": lambda t: lambda q, v: (t.Rotation(q).inv().quat, t.Rotation(q).magnitude()),
-    "from_euler": lambda t: lambda q, v: t.Rotation.from_euler("xyz", v).quat,
-    "from_matrix": lambda t: lambda q, v: t.Rotation.from_matrix(v[:3] * q[0, 0]).quat,
-    "canonical": lambda t: lambda q, v: t.Rotation(q).as_quat(canonical=True, scalar_first=True),
-    "mean": lambda t: lambda q, v: t.Rotation(q).mean(q[:, 0]).quat,
-    "as_rotvec": lambda t: lambda q, v: t.Rotation(q).as_rotvec(),
-    "as_euler": lambda t: lambda q, v: t.Rotation(q).as_euler("xyz"),
-    "slerp": lambda t: lambda q, v: t.Slerp.init(np.arange(5.0), t.Rotation(q))(v[:, 0]).quat,
-}
-TEXT_XFAIL = {"as_euler": f"{_WEAK_INDEX}; and {_SCALAR_KEY}", "slerp": _SEARCHSORTED}
-
-
-@pytest.mark.parametrize("name", [
-    pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=TEXT_XFAIL[name])) if name in TEXT_XFAIL else name
-    for name in TEXT_CASES])
-def test_jaxpr_text(name):
-    make = TEXT_CASES[name]
-    assert str(irax.make_jaxpr(make(ist))(Q, V)) == str(jax.make_jaxpr(make(jst))(Q, V))
-
-
 ERRORS = {
     "euler-too-long": (lambda t: t.Rotation.from_euler("xyzx", V), ValueError,
                        "Expected axis specification to be a non-empty string of upto 3 characters, got xyzx"),

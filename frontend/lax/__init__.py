@@ -237,7 +237,7 @@ def slice(operand, start_indices, limit_indices, strides=None):
     operand = as_operand(operand)
     start = tuple(builtins.map(operator.index, start_indices))
     limit = tuple(builtins.map(operator.index, limit_indices))
-    strides = None if strides is None or all(s == 1 for s in strides) else tuple(builtins.map(operator.index, strides))
+    strides = None if strides is None else tuple(builtins.map(operator.index, strides))
     return bind1("slice", operand, start_indices=start, limit_indices=limit, strides=strides)
 
 
@@ -248,15 +248,12 @@ def slice_in_dim(operand, start_index, limit_index, stride=1, axis=0):
     limit = list(operand.shape)
     strides = [1] * operand.ndim
     size = operand.shape[axis]
-    start[axis] = _clip_index(start_index if start_index is not None else 0, size)
-    limit[axis] = _clip_index(limit_index if limit_index is not None else size, size)
-    strides[axis] = stride
+    start_index = 0 if start_index is None else operator.index(start_index)
+    limit_index = size if limit_index is None else operator.index(limit_index)
+    start[axis] = start_index + size if start_index < 0 else start_index
+    limit[axis] = limit_index + size if limit_index < 0 else limit_index
+    strides[axis] = operator.index(stride)
     return slice(operand, start, limit, strides)
-
-
-def _clip_index(i, size):
-    i = operator.index(i)
-    return builtins.max(0, builtins.min(i + size if i < 0 else i, size))
 
 
 def index_in_dim(operand, index, axis=0, keepdims=True):

@@ -26,7 +26,8 @@ from irax.ir.mlir import ir, scope
 from irax.passes import funcs
 
 from .. import api, errors
-from . import _canonical_axis, add, bitwise_or, clamp, concatenate, convert_element_type, lt, ne, pad, rev
+from . import (_canonical_axis, add, bitwise_or, clamp, concatenate, convert_element_type, lt, ne, pad, rev,
+               slice_in_dim)
 from ._scalars import as_operand
 
 
@@ -614,7 +615,6 @@ def associative_scan(fn, elems, reverse=False, axis=0):
     """The prefix combinations of ``elems`` along ``axis`` under the associative ``fn``, in O(log n) rounds of
     slices, one ``fn`` call each, and interleaving pads (Blelloch's algorithm, as ``jax.lax.associative_scan``
     builds it: no primitive of its own)."""
-    from irax.numpy._util import slice_in_dim  # JAX's: unit strides bound explicitly, as they print
     if not callable(fn):
         raise TypeError("lax.associative_scan: fn argument should be callable.")
     elems_flat, tree = tree_util.tree_flatten(elems)

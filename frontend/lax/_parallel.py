@@ -17,7 +17,7 @@ from irax import batching, dtypes, tree_util
 from irax.core import bind1, current_trace, is_tracer
 
 from . import _canonical_axis, convert_element_type, expand_dims, reduce_sum, squeeze
-from ._scalars import as_operand
+from ._scalars import as_operand, const_like
 
 
 def _axes(axis_name) -> tuple:
@@ -64,15 +64,6 @@ def _bind(primitive, *operands, named=True, **params):
         trace.concrete = True
 
 
-def _const(example, value):
-    """``value`` as ``lax._const`` makes it: a Python scalar beside a weakly typed scalar, else typed."""
-    dtype = dtypes.dtype(example)
-    if dtypes.is_weakly_typed(example) and np.ndim(example) == 0:
-        value = dtypes.scalar_type_of(example)(value)
-        if dtypes.dtype(value) == dtype:
-            return value
-    return np.array(value, dtype)
-
 
 def psum(x, axis_name, *, axis_index_groups=None):
     """Sum of ``x`` over the named axes (and positional ones, given as ints), for every leaf of a pytree."""
@@ -86,7 +77,7 @@ def psum(x, axis_name, *, axis_index_groups=None):
         names = [a for a in axes if not isinstance(a, int)]
         positional = [a for a in axes if isinstance(a, int)]
         size = math.prod(_folded_axis_size(name) for name in names)
-        out = [_const(leaf, size) * (reduce_sum(leaf, positional) if positional else leaf) for leaf in leaves]
+        out = [const_like(leaf, size) * (reduce_sum(leaf, positional) if positional else leaf) for leaf in leaves]
     else:
         _check_bound(axes, "psum")
         named = any(not isinstance(a, int) for a in axes)

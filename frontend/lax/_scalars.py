@@ -26,6 +26,17 @@ def scalar_like(value, dtype, weak=True) -> Array:
     return out
 
 
+def const_like(example, value, typed=np.array):
+    """``value`` as JAX's ``lax._const`` makes it: a Python scalar beside a weakly typed scalar, so that the
+    arithmetic it joins stays weak, else ``typed(value, dtype)`` of the example's dtype."""
+    dtype = dtypes.dtype(example)
+    if dtypes.is_weakly_typed(example) and np.ndim(example) == 0:
+        value = dtypes.scalar_type_of(example)(value)
+        if dtypes.dtype(value, canonicalize=True) == dtype:
+            return value
+    return typed(value, dtype)
+
+
 def as_operand(x):
     """Arrays and tracers pass through; anything else becomes an ``Array`` as ``jnp.asarray`` would."""
     if isinstance(x, (Array, Tracer)):

@@ -13,7 +13,7 @@ import numpy as np
 from irax import dtypes as _dtypes
 from irax.core import bind1
 
-from ._scalars import as_operand
+from ._scalars import as_operand, const_like
 
 __all__ = ["bessel_i0e", "bessel_i1e", "betainc", "igamma", "igamma_grad_a", "igammac", "random_gamma_grad",
            "reduce_precision", "zeta"]
@@ -92,7 +92,7 @@ def _random_gamma_grad_impl(a, x, dtype):
     domain_error = lax.bitwise_or(lax.lt(x, lax.full_like(x, 0)), lax.le(a, lax.full_like(a, 0)))
     use_igammac = lax.bitwise_and(lax.gt(x, lax.full_like(x, 1)), lax.gt(x, a))
     ax = a * lax.log(x) - x - lax.lgamma(a)
-    underflow = lax.lt(ax, -lax.log(_const(a, np.finfo(dtype).max)))
+    underflow = lax.lt(ax, -lax.log(const_like(a, np.finfo(dtype).max)))
     ax = lax.exp(ax)
     enabled = lax.bitwise_not(lax.bitwise_or(lax.bitwise_or(lax.bitwise_or(x_is_zero, domain_error), underflow),
                                              is_nan))
@@ -103,9 +103,6 @@ def _random_gamma_grad_impl(a, x, dtype):
     output = lax.select(x_is_zero, lax.full_like(output, 0), output)
     return lax.select(lax.bitwise_or(domain_error, is_nan), lax.full_like(a, float("nan")), output)
 
-
-def _const(x, value):
-    return np.array(value, _dtypes.dtype(x))
 
 
 def _any(predicates):
@@ -118,7 +115,7 @@ def _igamma_series(ax, x, a, enabled, eps):
 
     def body_fn(vals):
         enabled, r, c, ans, x, dc_da, dans_da = vals
-        r = r + _const(r, 1.)
+        r = r + const_like(r, 1.)
         dc_da = dc_da * (x / r) - (c * x) / (r * r)
         dans_da = dans_da + dc_da
         c = c * (x / r)
@@ -131,7 +128,7 @@ def _igamma_series(ax, x, a, enabled, eps):
     init = (enabled, a, lax.full_like(a, 1), lax.full_like(a, 1), x, lax.full_like(a, 0), lax.full_like(a, 0))
     vals = lax.while_loop(lambda vals: _any(vals[0]), body_fn, init)
     ans, dans_da = vals[3], vals[6]
-    dlogax_da = lax.log(x) - lax.digamma(a + _const(a, 1))
+    dlogax_da = lax.log(x) - lax.digamma(a + const_like(a, 1))
     return -(dans_da + ans * dlogax_da) * x / a
 
 
@@ -140,17 +137,17 @@ def _igammac_continued_fraction(ax, x, a, enabled, eps):
 
     def cond_fn(vals):
         c = vals[5]
-        return lax.bitwise_and(c < _const(c, 2000), _any(vals[0]))
+        return lax.bitwise_and(c < const_like(c, 2000), _any(vals[0]))
 
     def body_fn(vals):
         (enabled, ans, t, y, z, c, pkm1, qkm1, pkm2, qkm2, dpkm2_da, dqkm2_da, dpkm1_da, dqkm1_da, dans_da) = vals
-        c = c + _const(c, 1)
-        y = y + _const(y, 1)
-        z = z + _const(z, 2)
+        c = c + const_like(c, 1)
+        y = y + const_like(y, 1)
+        z = z + const_like(z, 2)
         yc = y * c
         pk = pkm1 * z - pkm2 * yc
         qk = qkm1 * z - qkm2 * yc
-        qk_is_nonzero = lax.ne(qk, _const(qk, 0))
+        qk_is_nonzero = lax.ne(qk, const_like(qk, 0))
         r = pk / qk
         t = lax.select(qk_is_nonzero, abs(lax.div(lax.sub(ans, r), r)), lax.full_like(r, 1))
         ans = lax.select(qk_is_nonzero, r, ans)
@@ -160,22 +157,22 @@ def _igammac_continued_fraction(ax, x, a, enabled, eps):
         grad_conditional = lax.select(qk_is_nonzero, abs(dans_da_new - dans_da), lax.full_like(dans_da, 1))
         pkm2, pkm1, qkm2, qkm1 = pkm1, pk, qkm1, qk
         dpkm2_da, dqkm2_da, dpkm1_da, dqkm1_da = dpkm1_da, dqkm1_da, dpk_da, dqk_da
-        rescale = lax.gt(abs(pk), lax.reciprocal(_const(pk, eps)))
+        rescale = lax.gt(abs(pk), lax.reciprocal(const_like(pk, eps)))
         pkm2, pkm1, qkm2, qkm1, dpkm2_da, dqkm2_da, dpkm1_da, dqkm1_da = (
-            lax.select(rescale, lax.mul(v, _const(v, eps)), v)
+            lax.select(rescale, lax.mul(v, const_like(v, eps)), v)
             for v in (pkm2, pkm1, qkm2, qkm1, dpkm2_da, dqkm2_da, dpkm1_da, dqkm1_da))
-        conditional = lax.bitwise_and(enabled, grad_conditional > _const(grad_conditional, eps))
+        conditional = lax.bitwise_and(enabled, grad_conditional > const_like(grad_conditional, eps))
         new = (ans, t, y, z)
         rest = (pkm1, qkm1, pkm2, qkm2, dpkm2_da, dqkm2_da, dpkm1_da, dqkm1_da, dans_da_new)
         return ((conditional,) + tuple(lax.select(enabled, v, vals[i + 1]) for i, v in enumerate(new)) + (c,)
                 + tuple(lax.select(enabled, v, vals[i + 6]) for i, v in enumerate(rest)))
 
-    y = _const(a, 1) - a
-    z = x + y + _const(x, 1)
-    c = _const(x, 0)
+    y = const_like(a, 1) - a
+    z = x + y + const_like(x, 1)
+    c = const_like(x, 0)
     pkm2 = lax.full_like(x, 1)
     qkm2 = x
-    pkm1 = x + _const(x, 1)
+    pkm1 = x + const_like(x, 1)
     qkm1 = z * x
     ans = pkm1 / qkm1
     t = lax.full_like(x, 1)

@@ -18,7 +18,7 @@ from irax import dtypes, errors, lax
 from irax.array import Array
 from irax.core import Tracer
 from irax.ir.avals import ShapedArray
-from irax.lax._scalars import as_operand
+from irax.lax._scalars import as_operand, const_like
 
 from ._util import (_broadcast_arrays, _broadcast_to, _where, canonicalize_axis, ensure_arraylike, lax_const,
                     promote_dtypes, staged_as)
@@ -248,7 +248,7 @@ class NDIndexer:
                 if dtypes.issubdtype(idx.index.dtype, np.unsignedinteger):
                     normed = idx.index
                 else:
-                    size = np.array(self.shape[axis], idx.index.dtype)
+                    size = const_like(idx.index, self.shape[axis])
                     normed = lax.select(idx.index < 0, lax.add(idx.index, size), idx.index)
                 new_indices.append(ParsedIndex(normed, idx.typ, idx.consumed_axes))
             else:

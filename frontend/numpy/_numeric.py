@@ -12,14 +12,15 @@ from irax.lax._scalars import as_operand
 
 from ._shape import broadcast_arrays, broadcast_to, concatenate, moveaxis, ravel, stack
 from ._util import (canonicalize_axes, canonicalize_axis, check_arraylike, convert, ensure_arraylike,
-                    promote_args_inexact, promote_dtypes, promote_dtypes_inexact, slice_in_dim, staged_as)
+                    promote_args_inexact, promote_dtypes, promote_dtypes_inexact, staged_as)
 
 
 def _along(x, axis, start, stop):
-    n = x.shape[axis]
-    start = start + n if start < 0 else start
-    stop = n if stop is None else (stop + n if stop < 0 else stop)
-    return lax.slice_in_dim(x, builtins.max(start, 0), builtins.max(stop, 0), axis=axis)
+    """``x[..., start:stop]`` along ``axis``, as basic indexing slices (no strides in the text)."""
+    start, stop, _ = builtins.slice(start, stop).indices(x.shape[axis])
+    starts, limits = [0] * x.ndim, list(x.shape)
+    starts[axis], limits[axis] = start, builtins.max(start, stop)
+    return lax.slice(x, starts, limits)
 
 
 def diff(a, n=1, axis=-1, prepend=None, append=None):
@@ -107,7 +108,7 @@ def gradient(f, *varargs, axis=None, edge_order=None):
     a, *spacing = promote_dtypes_inexact(f, *varargs)
 
     def gradient_along_axis(a, h, axis):
-        sliced = lambda start, stop: slice_in_dim(a, start, stop, axis=axis)
+        sliced = lambda start, stop: lax.slice_in_dim(a, start, stop, axis=axis)
         upper_edge = sliced(1, 2) - sliced(0, 1)
         lower_edge = sliced(-1, None) - sliced(-2, -1)
         if np.ndim(h) == 0:
@@ -121,7 +122,7 @@ def gradient(f, *varargs, axis=None, edge_order=None):
             h_shape = [1] * a.ndim
             h_shape[axis] = len(h)
             h = h.reshape(h_shape)
-            sliced_x = lambda start, stop: slice_in_dim(h, start, stop, axis=axis)
+            sliced_x = lambda start, stop: lax.slice_in_dim(h, start, stop, axis=axis)
             upper_edge /= sliced_x(1, 2) - sliced_x(0, 1)
             lower_edge /= sliced_x(-1, None) - sliced_x(-2, -1)
             dx1 = sliced_x(1, -1) - sliced_x(0, -2)
@@ -173,8 +174,8 @@ def unwrap(p, discont=None, axis=-1, period=2 * np.pi):
     ddmod = mod(dd + interval, period) - interval
     ddmod = where((ddmod == -interval) & (dd > 0), interval, ddmod)
     ph_correct = where(abs(dd) < discont, 0, ddmod - dd)
-    return concatenate((slice_in_dim(p, 0, 1, axis=axis),
-                        slice_in_dim(p, 1, None, axis=axis) + cumsum(ph_correct, axis=axis)), axis=axis)
+    return concatenate((lax.slice_in_dim(p, 0, 1, axis=axis),
+                        lax.slice_in_dim(p, 1, None, axis=axis) + cumsum(ph_correct, axis=axis)), axis=axis)
 
 
 @staged_as("cross", static_argnames=("axisa", "axisb", "axisc", "axis"))

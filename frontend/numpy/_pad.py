@@ -11,7 +11,7 @@ from irax.api import staged
 from irax.core import bind1, is_tracer
 from irax.lax._scalars import as_operand
 
-from ._util import convert, ensure_arraylike, slice_in_dim
+from ._util import convert, ensure_arraylike
 
 _ALLOWED_KWARGS = {
     "empty": [], "edge": [], "wrap": [], "constant": ["constant_values"], "linear_ramp": ["end_values"],
@@ -104,10 +104,10 @@ def _pad_wrap(array, pad_width):
         total_repeats = left_repeats + right_repeats + 1
         parts = []
         if left_remainder > 0:
-            parts += [slice_in_dim(array, size - left_remainder, size, axis=i)]
+            parts += [lax.slice_in_dim(array, size - left_remainder, size, axis=i)]
         parts += int(total_repeats) * [array]
         if right_remainder > 0:
-            parts += [slice_in_dim(array, 0, right_remainder, axis=i)]
+            parts += [lax.slice_in_dim(array, 0, right_remainder, axis=i)]
         array = lax.concatenate(parts, i)
     return array
 
@@ -126,9 +126,9 @@ def _pad_symmetric_or_reflect(array, pad_width, mode, reflect_type):
 
         def build_padding(array, padding, before):
             if before:
-                edge = slice_in_dim(array, 0, 1, axis=i)
+                edge = lax.slice_in_dim(array, 0, 1, axis=i)
             else:
-                edge = slice_in_dim(array, -1, None, axis=i)
+                edge = lax.slice_in_dim(array, -1, None, axis=i)
             offset = 1 if (mode == "reflect" and axis_size > 1) else 0
             while padding > 0:
                 curr_pad = builtins.min(padding, axis_size - offset)
@@ -138,12 +138,12 @@ def _pad_symmetric_or_reflect(array, pad_width, mode, reflect_type):
                 else:
                     start = -(curr_pad + offset)
                     stop = None if (mode == "symmetric" or axis_size == 1) else -1
-                x = slice_in_dim(array, start, stop, axis=i)
+                x = lax.slice_in_dim(array, start, stop, axis=i)
                 x = flip(x, axis=i)
                 if reflect_type == "odd":
                     x = 2 * edge - x
                     if axis_size > 1:
-                        edge = slice_in_dim(x, 0, 1, axis=i) if before else slice_in_dim(x, -1, None, axis=i)
+                        edge = lax.slice_in_dim(x, 0, 1, axis=i) if before else lax.slice_in_dim(x, -1, None, axis=i)
                 array = lax.concatenate([x, array] if before else [array, x], i)
             return array
 
@@ -160,8 +160,8 @@ def _pad_edge(array, pad_width):
             continue
         n = array.shape[i]
         npad_before, npad_after = pad_width[i]
-        pad_before = repeat(slice_in_dim(array, 0, 1, axis=i), npad_before, axis=i)
-        pad_after = repeat(slice_in_dim(array, n - 1, n, axis=i), npad_after, axis=i)
+        pad_before = repeat(lax.slice_in_dim(array, 0, 1, axis=i), npad_before, axis=i)
+        pad_after = repeat(lax.slice_in_dim(array, n - 1, n, axis=i), npad_after, axis=i)
         array = lax.concatenate([pad_before, array, pad_after], i)
     return array
 
@@ -170,8 +170,8 @@ def _pad_linear_ramp(array, pad_width, end_values):
     from ._creation import linspace
     from ._shape import flip, squeeze
     for axis in range(array.ndim):
-        edge_before = slice_in_dim(array, 0, 1, axis=axis)
-        edge_after = slice_in_dim(array, -1, None, axis=axis)
+        edge_before = lax.slice_in_dim(array, 0, 1, axis=axis)
+        edge_after = lax.slice_in_dim(array, -1, None, axis=axis)
         ramp_before = linspace(end_values[axis][0], squeeze(edge_before, axis), num=pad_width[axis][0],
                                endpoint=False, dtype=array.dtype, axis=axis)
         ramp_before = convert(ramp_before, ramp_before.dtype, array.weak_type)
@@ -197,8 +197,8 @@ def _pad_stats(array, pad_width, stat_length, stat_func):
                 raise ValueError("stat_length of 0 yields no value for padding")
             length_before = builtins.min(length_before, array_length)
             length_after = builtins.min(length_after, array_length)
-            slice_before = slice_in_dim(array, 0, length_before, axis=i)
-            slice_after = slice_in_dim(array, -length_after, None, axis=i)
+            slice_before = lax.slice_in_dim(array, 0, length_before, axis=i)
+            slice_after = lax.slice_in_dim(array, -length_after, None, axis=i)
             stat_before = stat_func(slice_before, axis=i, keepdims=True)
             stat_after = stat_func(slice_after, axis=i, keepdims=True)
         if np.issubdtype(array.dtype, np.integer):

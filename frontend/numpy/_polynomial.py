@@ -104,17 +104,17 @@ def polydiv(u, v, *, trim_leading_zeros=False):
     check_arraylike("polydiv", u, v)
     u, v = promote_dtypes_inexact(u, v)
     m, n = u.shape[0] - 1, v.shape[0] - 1
-    scale = lax.div(convert(1, v.dtype), lax.index_in_dim(v, 0, keepdims=False))
+    scale = lax.div(convert(1, v.dtype), v[0])
     q = lax.full((builtins.max(m - n + 1, 1),), 0, u.dtype)
     for k in range(0, m - n + 1):
-        d = lax.mul(scale, lax.index_in_dim(u, k, keepdims=False))
+        d = lax.mul(scale, u[k])
         q = q.at[k].set(d)
         u = u.at[k:k + n + 1].add(lax.mul(lax.neg(d), v))
     if trim_leading_zeros:
         eps = np.sqrt(np.finfo(u.dtype).eps)
         host = np.abs(np.asarray(u))
         start = int(np.argmax(host > eps)) if (host > eps).any() else u.shape[0]
-        u = lax.slice_in_dim(u, start, u.shape[0])
+        u = lax.slice(u, (start,), u.shape)
     return q, u
 
 

@@ -10,7 +10,7 @@ import numpy as np
 from irax import dtypes, lax
 
 from ._reductions import any, cumsum, sum
-from ._util import (_where, canonicalize_axis, ensure_arraylike, lax_const, promote_dtypes_inexact, slice_in_dim,
+from ._util import (_where, canonicalize_axis, ensure_arraylike, lax_const, promote_dtypes_inexact,
                     staged_as)
 
 __all__ = ["median", "nanmedian", "nanpercentile", "nanquantile", "percentile", "quantile"]
@@ -251,7 +251,7 @@ def _combine(method, low_value, high_value, low_weight, high_weight, q):
 def _index_in_dim(x, index, axis, keepdims):
     """JAX's ``lax.index_in_dim``, whose slice shows its unit strides."""
     index = index + x.shape[axis] if index < 0 else index
-    result = slice_in_dim(x, index, index + 1, 1, axis)
+    result = lax.slice_in_dim(x, index, index + 1, 1, axis)
     return result if keepdims else lax.squeeze(result, (axis,))
 
 

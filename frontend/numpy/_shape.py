@@ -13,7 +13,7 @@ from irax.lax._scalars import as_operand
 from irax.core import is_tracer
 
 from ._util import (_broadcast_arrays, _broadcast_to, canonicalize_axes, canonicalize_axis, check_arraylike,
-                    convert_element_type, ensure_arraylike, promote_dtypes, slice_in_dim, staged_as)
+                    convert_element_type, ensure_arraylike, promote_dtypes, staged_as)
 
 
 def shape(a):
@@ -377,7 +377,7 @@ def _roll_static(a, shift, axis):
         if a.shape[ax] == 0:
             continue
         i = int(-s) % a.shape[ax]
-        a = lax.concatenate([slice_in_dim(a, i, a.shape[ax], axis=ax), slice_in_dim(a, 0, i, axis=ax)], ax)
+        a = lax.concatenate([lax.slice_in_dim(a, i, a.shape[ax], axis=ax), lax.slice_in_dim(a, 0, i, axis=ax)], ax)
     return a
 
 

@@ -258,7 +258,6 @@ def _reduceat(self, a, indices, axis=0, dtype=None, out=None):
 def _reduceat_via_loop(self, a, indices, axis=0, dtype=None):
     from ._indexing import eliminate_deprecated_list_indexing, take
     from ._shape import append
-    from ._util import slice_in_dim
     check_arraylike(f"{self.__name__}.reduceat", a, indices)
     a = as_operand(a)
     idx_tuple = eliminate_deprecated_list_indexing(indices)
@@ -272,8 +271,8 @@ def _reduceat_via_loop(self, a, indices, axis=0, dtype=None):
     axis = canonicalize_axis(axis, a.ndim)
     out = take(a, indices, axis=axis)
     ind = lax.expand_dims(append(indices, a.shape[axis]), list(np.delete(np.arange(out.ndim), axis)))
-    ind_start = slice_in_dim(ind, 0, ind.shape[axis] - 1, axis=axis)
-    ind_end = slice_in_dim(ind, 1, ind.shape[axis], axis=axis)
+    ind_start = lax.slice_in_dim(ind, 0, ind.shape[axis] - 1, axis=axis)
+    ind_end = lax.slice_in_dim(ind, 1, ind.shape[axis], axis=axis)
 
     def loop_body(i, out):
         return _where((i > ind_start) & (i < ind_end), self(out, take(a, lax.expand_dims(i, (0,)), axis=axis)), out)

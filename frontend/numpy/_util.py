@@ -12,7 +12,7 @@ from irax.api import staged
 from irax.array import Array
 from irax.config import config
 from irax.core import Tracer
-from irax.lax._scalars import as_operand
+from irax.lax._scalars import as_operand, const_like
 
 _PY_SCALARS = (bool, int, float, complex)
 
@@ -153,25 +153,9 @@ def _broadcast_arrays(*args):
     return [_broadcast_to(a, shape) for a in args]
 
 
-def slice_in_dim(operand, start_index, limit_index, stride=1, axis=0):
-    """``lax.slice_in_dim`` as JAX binds it, with explicit unit strides (``strides=(1, 1)`` in the text;
-    irax's ``lax.slice`` drops all-one strides, which prints ``strides=None``)."""
-    from irax.core import bind1
-    operand = as_operand(operand)
-    axis = canonicalize_axis(axis, operand.ndim)
-    start, limit, strides = [0] * operand.ndim, list(operand.shape), [1] * operand.ndim
-    size = operand.shape[axis]
-    start_index = 0 if start_index is None else operator.index(start_index)
-    limit_index = size if limit_index is None else operator.index(limit_index)
-    start[axis] = start_index + size if start_index < 0 else start_index
-    limit[axis] = limit_index + size if limit_index < 0 else limit_index
-    strides[axis] = operator.index(stride)
-    return bind1("slice", operand, start_indices=tuple(start), limit_indices=tuple(limit), strides=tuple(strides))
-
-
 def lax_const(x, value):
-    """A (strongly typed) constant of ``x``'s dtype, as ``lax._const``."""
-    return convert(value, dtypes.dtype(x))
+    """``lax._const``: a constant of ``x``'s dtype, a Python scalar beside a weakly typed scalar."""
+    return const_like(x, value, typed=convert)
 
 
 def _where_impl(condition, x, y):
