@@ -44,6 +44,14 @@ def _long(jnp):
     return body
 
 
+def _two_loops_one_cond(lax):
+    def program(x, y):
+        def cond(c):
+            return c[0] < 3
+        return [lax.while_loop(cond, lambda c: (c[0] + 1, c[1] * k), (0, x)) for k in (2.0, 3.0)]
+    return program
+
+
 def _collatz_steps(lax, jnp):
     def cond(c):
         return c[0] != 1
@@ -152,6 +160,11 @@ PROGRAMS = {
         1, n, lambda i, c: c + i, x), (x3, np.int16(4))),
     "fori_traced_int16": lambda jax, jnp, lax: (lambda x, lo, hi: lax.fori_loop(
         lo, hi, lambda i, c: c + i, x), (x3, np.int16(1), np.int16(4))),
+    "fori_twice_one_cond": lambda jax, jnp, lax: (lambda x, n: lax.fori_loop(
+        0, n, lambda i, c: c * 2 + i, lax.fori_loop(0, n, lambda i, c: c + i, x)), (x3, np.int32(4))),
+    "fori_twice_passthrough": lambda jax, jnp, lax: (lambda x, y, n: [lax.fori_loop(
+        0, n, lambda i, c: (c[0] * i, c[1]), (x, y)) for _ in range(2)], (x3, y3, np.int32(4))),
+    "while_one_cond_two_loops": lambda jax, jnp, lax: (_two_loops_one_cond(lax), (x3, y3)),
     "fori_int_carry": lambda jax, jnp, lax: (lambda n: lax.fori_loop(0, n, lambda i, c: c * 3 + i, np.int32(1)),
                                              (np.int32(6),)),
     # scan

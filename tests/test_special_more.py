@@ -239,16 +239,14 @@ TEXT_CASES = {
     "vmap_loggamma": (irax.vmap(isp.loggamma), jax.vmap(jsp.loggamma), (_t,)),
     "bessel_jn": (lambda z: isp.bessel_jn(z, v=2, n_iter=10), lambda z: jsp.bessel_jn(z, v=2, n_iter=10), (_t,)),
     "hyp1f1": (isp.hyp1f1, jsp.hyp1f1, (_s, _s + 2, _s)),
+    "hyp2f1": (isp.hyp2f1, jsp.hyp2f1, (_s, _s + 1, _s + 3, _s / 4)),
     "grad_hyp1f1": (irax.grad(isp.hyp1f1, argnums=(0, 1, 2)), jax.grad(jsp.hyp1f1, argnums=(0, 1, 2)),
                     (_s, _s + 2, _s)),
 }
 _SELECT_REASON = ("irax's vmap of jnp.select stacks its conditions on axis 0, JAX's on axis 1 (then argmax on that "
                   "axis): make_jaxpr(vmap(lambda x: jnp.select([x > 0, x < -1], [x, -x], 0.)))(np.zeros(3, 'f4'))")
-_WHERE_REASON = ("JAX prints one `_where` jaxpr for jnp.where(x > 0, 5, 6) and then jnp.where(x > 1, 1, <that>) (equal "
-                 "avals), irax two: a Python int and a weak traced int32 key different jit traces")
 TEXT_XFAILS = {
     "hyp1f1_vector": (isp.hyp1f1, jsp.hyp1f1, (_t, _t + 2, _t), _SELECT_REASON),
-    "hyp2f1": (isp.hyp2f1, jsp.hyp2f1, (_s, _s + 1, _s + 3, _s / 4), _WHERE_REASON),
 }
 
 

@@ -388,14 +388,19 @@ def while_loop(cond_fun, body_fun, init_val):
     leaves, in_tree = tree_util.tree_flatten(init_val)
     init_avals = _avals(leaves)
 
+    conds = getattr(core.current_trace(), "loop_conds", {})
+
     def trace_both(avals):
         carry = tree_util.tree_unflatten(in_tree, avals)
-        cond_traced = _trace_body(cond_fun, (carry,), module, "while_cond", host_operands)
+        key = (cond_fun, in_tree, tuple(avals))
+        cond_traced = conds.get(key) or _trace_body(cond_fun, (carry,), module, "while_cond", host_operands)
         if cond_traced.out_tree.num_leaves != 1 or not tree_util.treedef_is_leaf(cond_traced.out_tree):
             raise TypeError(f"cond_fun must return a boolean scalar, but got pytree {cond_traced.out_tree}.")
         pred = cond_traced.out_avals[0]
         if pred.shape != () or pred.dtype != np.bool_:
             raise TypeError(f"cond_fun must return a boolean scalar, but got output type(s) {[_AvalText(pred)]}.")
+        if not cond_traced.closure:
+            conds.setdefault(key, cond_traced)
         return cond_traced, _trace_body(body_fun, (carry,), module, "while_body", host_operands)
 
     cond_traced, body_traced = trace_both(init_avals)
@@ -404,7 +409,7 @@ def while_loop(cond_fun, body_fun, init_val):
                           body_traced.out_avals)
     leaves, changed = _promote_weak(leaves, init_avals, body_traced.out_avals)
     if changed:
-        for t in (cond_traced, body_traced):
+        for t in (cond_traced, body_traced) if cond_traced.closure else (body_traced,):
             _func(module, t).erase()
         init_avals = _avals(leaves)
         cond_traced, body_traced = trace_both(init_avals)
@@ -421,8 +426,7 @@ def while_loop(cond_fun, body_fun, init_val):
         moved = [i for i in range(n) if move[i]]
         all_consts = [n + j for j in range(len(body_consts))]
         body_func = funcs.rewire(module, body_func, kept + moved + all_consts, kept, len(moved) + len(body_consts))
-        cond_func = funcs.rewire(module, cond_func, kept + [n + j for j in range(len(cond_consts))], [0],
-                                 len(cond_consts))
+        cond_func = _cond_reading(module, conds, cond_traced, kept, n)
         body_consts = [leaves[i] for i in moved] + body_consts
         leaves_kept = [leaves[i] for i in kept]
     else:
@@ -436,6 +440,23 @@ def while_loop(cond_fun, body_fun, init_val):
         results[i] = out
     results = [as_operand(r) for r in results]
     return tree_util.tree_unflatten(body_traced.out_tree, results)
+
+
+def _cond_reading(module, conds, traced, kept, n):
+    """The loop condition reading only the ``kept`` carries. A shared one (see ``JaxprTrace.loop_conds``) is
+    copied once per kept set, as JAX caches the DCE of a jaxpr too; one traced for this loop is rewired."""
+    func = _func(module, traced)
+    arg_order = kept + [n + j for j in range(len(traced.closure))]
+    if traced.closure:
+        return funcs.rewire(module, func, arg_order, [0], len(traced.closure))
+    key = (traced.func_name, tuple(kept))
+    if key not in conds:
+        conds[key] = funcs.copy_function(module, func, arg_order, [0], 0, traced.func_name)
+    return conds[key]
+
+
+def _fori_cond(carry):
+    return lt(carry[0], carry[1])
 
 
 def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
@@ -470,7 +491,7 @@ def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
     def while_body(carry):
         i, stop, x = carry
         return i + 1, stop, body_fun(i, x)
-    _, _, result = while_loop(lambda carry: lt(carry[0], carry[1]), while_body, (lower, upper, init_val))
+    _, _, result = while_loop(_fori_cond, while_body, (lower, upper, init_val))
     return result
 
 
