@@ -3,8 +3,7 @@
 
 A rule binds the same primitives in the same order as JAX's, with the same
 Python or NumPy integers in their params, which is what makes
-``make_jaxpr(vmap(f))`` print JAX's text (``stack``, irax's own primitive,
-excepted).
+``make_jaxpr(vmap(f))`` print JAX's text.
 """
 from __future__ import annotations
 
@@ -233,13 +232,14 @@ def _concatenate_batch(b, args, dims, *, dimension):
 
 
 def _stack_batch(b, args, dims, *, axis):
-    """irax's own primitive: the operands meet at the first batched one's batch dimension, where stacking
-    leaves the batch axis of the result without a transpose."""
-    bdim = next(d for d in dims if d is not None)
-    operands = [b.matchaxis(x, d, bdim) for x, d in zip(args, dims)]
-    if axis <= bdim:
-        return b.stack(*operands, axis=axis), bdim + 1
-    return b.stack(*operands, axis=axis + 1), bdim
+    bdim = dims[0]
+    if bdim is not None and all(d == bdim for d in dims):
+        if axis <= bdim:
+            return b.stack(*args, axis=axis), bdim + 1
+        return b.stack(*args, axis=axis + 1), bdim
+    operands = [b.moveaxis(x, d, 0) if d is not None else _lax_broadcast(b, x, (b.axis_size,))
+                for x, d in zip(args, dims)]
+    return b.stack(*operands, axis=axis + 1), 0
 
 
 BATCH_RULES.update(broadcast_in_dim=_broadcast_in_dim_batch, reshape=_reshape_batch, squeeze=_squeeze_batch,

@@ -240,23 +240,18 @@ TEXT_CASES = {
     "bessel_jn": (lambda z: isp.bessel_jn(z, v=2, n_iter=10), lambda z: jsp.bessel_jn(z, v=2, n_iter=10), (_t,)),
     "hyp1f1": (isp.hyp1f1, jsp.hyp1f1, (_s, _s + 2, _s)),
     "hyp2f1": (isp.hyp2f1, jsp.hyp2f1, (_s, _s + 1, _s + 3, _s / 4)),
+    "hyp1f1_vector": (isp.hyp1f1, jsp.hyp1f1, (_t, _t + 2, _t)),
     "grad_hyp1f1": (irax.grad(isp.hyp1f1, argnums=(0, 1, 2)), jax.grad(jsp.hyp1f1, argnums=(0, 1, 2)),
                     (_s, _s + 2, _s)),
 }
-_SELECT_REASON = ("irax's vmap of jnp.select stacks its conditions on axis 0, JAX's on axis 1 (then argmax on that "
-                  "axis): make_jaxpr(vmap(lambda x: jnp.select([x > 0, x < -1], [x, -x], 0.)))(np.zeros(3, 'f4'))")
-TEXT_XFAILS = {
-    "hyp1f1_vector": (isp.hyp1f1, jsp.hyp1f1, (_t, _t + 2, _t), _SELECT_REASON),
-}
 
 
-@pytest.mark.parametrize("name", sorted(TEXT_CASES) + [
-    pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=TEXT_XFAILS[n][3])) for n in sorted(TEXT_XFAILS)])
+@pytest.mark.parametrize("name", sorted(TEXT_CASES))
 def test_jaxpr_text(name):
     """The other functions print differently by design: the exponential integrals through jnp.piecewise (irax
     selects among every branch, JAX switches under vmap), and the custom JVP functions whose coefficients are
     Python floats here (see ``_polyval``)."""
-    fn, jfn, args = (TEXT_CASES.get(name) or TEXT_XFAILS[name])[:3]
+    fn, jfn, args = TEXT_CASES[name]
     assert str(irax.make_jaxpr(fn)(*args)) == str(jax.make_jaxpr(jfn)(*args))
 
 
