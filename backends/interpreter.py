@@ -11,7 +11,7 @@ from irax.ir import control_flow as CF
 from irax.ir import solves as SV
 from irax.ir.dialect import aval_of_type, decode_params
 from irax.ir.jaxpr_view import body_ops, num_consts
-from irax.ir.mlir import ir
+from irax.ir.mlir import ir, module_body
 from irax.ir.ops import CALL_BODY_PARAMS, OPS
 
 from . import numpy_rules
@@ -19,7 +19,7 @@ from . import numpy_rules
 
 def _functions(module):
     return {ir.StringAttr(op.attributes["sym_name"]).value: op
-            for op in module.body.operations if op.operation.name == "func.func"}
+            for op in module_body(module).operations if op.operation.name == "func.func"}
 
 
 def evaluate(module, args, func_name: str = "main"):

@@ -11,7 +11,7 @@ import numpy as np
 from irax.ir import printer
 from irax.ir.avals import ShapedArray
 from irax.ir.jaxpr_view import view
-from irax.ir.mlir import context, ir, scope
+from irax.ir.mlir import context, ir, module_body, scope
 
 from . import core, dtypes, tree_util
 from .array import Array
@@ -198,7 +198,7 @@ class ClosedJaxpr:
 
 
 def _lookup(module, name):
-    for op in module.body.operations:
+    for op in module_body(module).operations:
         if "sym_name" in op.attributes and ir.StringAttr(op.attributes["sym_name"]).value == name:
             return op
     raise KeyError(name)

@@ -20,7 +20,7 @@ from irax.ir import dialect, ops
 from irax.ir.avals import ShapedArray
 from irax.ir.callbacks import EFFECTFUL
 from irax.ir.jaxpr_view import NUM_CONSTS_ATTR
-from irax.ir.mlir import context, ir
+from irax.ir.mlir import context, func_op, ir, return_op
 
 from . import dtypes, errors
 from .array_methods import ArrayMethods
@@ -270,11 +270,8 @@ class JaxprTrace:
         self.func_name = func_name
         loc = user_location()
         with loc:
-            from iree.compiler.dialects import func as func_d
-            types = [dialect.tensor_type_of(a) for a in in_avals]
-            self.func = func_d.FuncOp(func_name, ir.FunctionType.get(types, []),
-                                      ip=ir.InsertionPoint(module.body))
-            self.block = self.func.add_entry_block()
+            self.func, self.block = func_op(func_name, [dialect.tensor_type_of(a) for a in in_avals],
+                                            ip=ir.InsertionPoint(module.body))
         self.ip = ir.InsertionPoint(self.block)
         self.in_tracers = [Tracer(self, a, v, c) for a, v, c in
                            zip(in_avals, self.block.arguments, concrete_args or [None] * len(in_avals))]
@@ -403,9 +400,8 @@ class JaxprTrace:
         """Ends the function with ``outs``; returns their avals (weak types kept)."""
         values = [self.to_value(o) for o in outs]
         avals_out = [self._aval(o, v) for o, v in zip(outs, values)]
-        from iree.compiler.dialects import func as func_d
         with user_location():
-            func_d.ReturnOp(values, ip=self.ip)
+            return_op(values, ip=self.ip)
             arg_types = [a.type for a in self.block.arguments]
             self.func.attributes["function_type"] = ir.TypeAttr.get(
                 ir.FunctionType.get(arg_types, [v.type for v in values]))

@@ -15,7 +15,7 @@ from .mlir import ir
 from .ops import OPS, OpDef
 
 _registered = False
-_DIALECT_NAMESPACES = ("jaxpr", "stablehlo", "chlo")
+_DIALECT_NAMESPACES = ("jaxpr", "stablehlo", "chlo", "builtin", "func")
 
 
 def register_dialect():
@@ -38,9 +38,10 @@ def _mark_dialect_module_loaded(cext):
     """Each time the bindings wrap an op they import its dialect's Python module (``<prefix>.<namespace>`` for
     each search prefix) unless one was found before. There is none for jaxpr, stablehlo or chlo, and the failed
     imports searched the file system on every op (50-80 us each, most of a pass's time); this module stands in
-    for the three, under a prefix of irax's own."""
+    for the three, under a prefix of irax's own searched first, and for builtin and func, whose modules irax does
+    not use (see ``mlir.func_op``)."""
     import sys
-    cext.globals.append_dialect_search_prefix(__name__)
+    cext.globals.dialect_search_modules = [__name__, *cext.globals.dialect_search_modules]
     for namespace in _DIALECT_NAMESPACES:
         sys.modules.setdefault(f"{__name__}.{namespace}", sys.modules[__name__])
 

@@ -61,11 +61,31 @@ def context():
     global _context
     if _context is None:
         from .dialect import register_dialect
+        register_dialect()  # first: loading a dialect into the context looks up its Python module
         ctx = ir.Context(load_on_create_dialects=LOADED_DIALECTS)
         ctx.allow_unregistered_dialects = True
-        register_dialect()
         _context = ctx
     return _context
+
+
+def func_op(name: str, arg_types, result_types=(), *, ip, declaration=False):
+    """``func.func @name`` and its entry block (None for a ``declaration``), built as a generic op: the ``func``
+    dialect's Python module (OpView classes irax never uses, and typing_extensions with them) cost ~5 ms of a
+    fresh process's first call."""
+    op = ir.Operation.create("func.func", regions=1, ip=ip, attributes={
+        "sym_name": ir.StringAttr.get(name),
+        "function_type": ir.TypeAttr.get(ir.FunctionType.get(list(arg_types), list(result_types)))})
+    return op, None if declaration else op.regions[0].blocks.append(*arg_types)
+
+
+def module_body(module):
+    """The block of ``module``: an ``ir.Module``, or its ``builtin.module`` op (a generic OpView: irax does not load
+    the builtin dialect's Python module either)."""
+    return module.body if isinstance(module, ir.Module) else module.regions[0].blocks[0]
+
+
+def return_op(values, *, ip):
+    return ir.Operation.create("func.return", operands=list(values), ip=ip)
 
 
 def scope():

@@ -15,7 +15,7 @@ from . import pretty as pp
 from .control_flow import BODY_PARAMS
 from .gather_scatter import SCATTERS, AppliedJaxprKind, UpdateJaxprKind, update_jaxpr_view
 from .jaxpr_view import Literal, Var, num_consts, rotate_call_operands, view
-from .mlir import ir
+from .mlir import ir, module_body
 from .ops import CALL_BODY_PARAMS, jax_name
 
 
@@ -272,7 +272,7 @@ def _dropped(jaxpr):
 
 def _symbol_table(module):
     table = {}
-    for op in module.body.operations:
+    for op in module_body(module).operations:
         if "sym_name" in op.attributes:
             table[ir.StringAttr(op.attributes["sym_name"]).value] = op
     return table

@@ -11,7 +11,7 @@ from .control_flow import BODY_PARAMS, result_types
 from .dialect import aval_of_type, decode_params
 from .errors import VerificationError
 from .jaxpr_view import body_ops, num_consts
-from .mlir import ir
+from .mlir import ir, module_body
 from .ops import OPS, VARIADIC
 
 
@@ -91,7 +91,7 @@ def _call_results(op, symbols):
 
 def verify_module(module):
     symbols = {ir.StringAttr(f.attributes["sym_name"]).value: f
-               for f in module.body.operations if "sym_name" in f.attributes}
+               for f in module_body(module).operations if "sym_name" in f.attributes}
     for func in symbols.values():
         if func.operation.name != "func.func":
             continue

@@ -5,11 +5,11 @@ import itertools
 
 from irax.ir.errors import PassPipelineError
 from irax.ir.jaxpr_view import NUM_CONSTS_ATTR, body_ops
-from irax.ir.mlir import ir
+from irax.ir.mlir import func_op, ir, module_body, return_op
 
 
 def functions(module):
-    return [op for op in module.body.operations if op.operation.name == "func.func"]
+    return [op for op in module_body(module).operations if op.operation.name == "func.func"]
 
 
 def name_of(func) -> str:
@@ -78,25 +78,22 @@ def parse_ints(text) -> list:
 
 def new_function(module, name, arg_types, *, after, loc):
     """An empty ``func.func @name`` placed after ``after``; a taken name gets a numeric suffix."""
-    from iree.compiler.dialects import func as func_d
     taken = symbols(module)
     unique, k = name, 0
     while unique in taken:
         k += 1
         unique = f"{name}_{k}"
     with loc:
-        func = func_d.FuncOp(unique, ir.FunctionType.get(list(arg_types), []), ip=ir.InsertionPoint.after(after))
+        func, block = func_op(unique, arg_types, ip=ir.InsertionPoint.after(after))
         if "sym_visibility" in after.attributes:
             func.attributes["sym_visibility"] = after.attributes["sym_visibility"]
-        block = func.add_entry_block()
     return func, block
 
 
 def finish(func, block, results, *, n_consts=0):
     """Returns ``results`` and fixes the function's type; the last ``n_consts`` arguments are constants."""
-    from iree.compiler.dialects import func as func_d
     with func.location:
-        func_d.ReturnOp(results, ip=ir.InsertionPoint(block))
+        return_op(results, ip=ir.InsertionPoint(block))
         func.attributes["function_type"] = ir.TypeAttr.get(
             ir.FunctionType.get([a.type for a in block.arguments], [r.type for r in results]))
         if n_consts:
@@ -105,11 +102,10 @@ def finish(func, block, results, *, n_consts=0):
 
 def set_results(func, results):
     """Makes ``func`` return ``results`` instead of what it returned."""
-    from iree.compiler.dialects import func as func_d
     block = func.regions[0].blocks[0]
     body_ops(func)[-1].erase()
     with func.location:
-        func_d.ReturnOp(results, ip=ir.InsertionPoint(block))
+        return_op(results, ip=ir.InsertionPoint(block))
         func.attributes["function_type"] = ir.TypeAttr.get(
             ir.FunctionType.get([a.type for a in block.arguments], [r.type for r in results]))
 

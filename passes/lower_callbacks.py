@@ -13,7 +13,7 @@ import functools
 from irax.backends.numpy_eig import eig
 from irax.ir.callbacks import CALLBACK_OPS, checked_call, object_key, object_of, print_callback
 from irax.ir.dialect import aval_of_type
-from irax.ir.mlir import ir
+from irax.ir.mlir import func_op, ir, module_body
 from irax.runtime.host_callbacks import MODULE_NAME, import_name
 
 from .to_stablehlo import lowering
@@ -45,13 +45,12 @@ def host_call(ctx, callback, operands) -> list:
 
 
 def _declare(module, callback, operand_types, result_types, loc) -> str:
-    from iree.compiler.dialects import func as func_d
     body = module.regions[0].blocks[0]
     index = sum(1 for op in body.operations if _KEY_ATTR in op.attributes)
     name = f"{MODULE_NAME}.{import_name(index)}"
     with loc:
-        decl = func_d.FuncOp(name, ir.FunctionType.get(operand_types, result_types),
-                             ip=ir.InsertionPoint.at_block_begin(body))
+        decl, _ = func_op(name, operand_types, result_types, ip=ir.InsertionPoint.at_block_begin(body),
+                          declaration=True)
     decl.attributes["sym_visibility"] = ir.StringAttr.get("private")
     decl.attributes[_KEY_ATTR] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), object_key(callback))
     return name
@@ -60,7 +59,7 @@ def _declare(module, callback, operand_types, result_types, loc) -> str:
 def take_host_callbacks(module) -> list:
     """``(callable, operand avals, result avals)`` of each import, in import order; the keys are removed."""
     found = []
-    for op in module.body.operations:
+    for op in module_body(module).operations:
         if _KEY_ATTR not in op.attributes:
             continue
         index = int(ir.StringAttr(op.attributes["sym_name"]).value.rsplit("_", 1)[1])

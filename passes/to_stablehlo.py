@@ -13,7 +13,7 @@ from irax.ir import avals as A
 from irax.ir.dialect import aval_of_type, decode_params, tensor_type
 from irax.ir.errors import unbound_axis_name
 from irax.ir.jaxpr_view import body_ops
-from irax.ir.mlir import ir
+from irax.ir.mlir import ir, module_body
 from irax.ir.params import dense_attr
 from irax.ir.ops import OPS
 from irax.ir.shapes import issubdtype, split_axes
@@ -884,9 +884,9 @@ for _name in f64_math.NAMES:
 
 def lower_module(module):
     """Rewrites every jaxpr op of ``module`` into StableHLO (in place)."""
-    symbols = {ir.StringAttr(f.attributes["sym_name"]).value: f for f in module.body.operations
+    symbols = {ir.StringAttr(f.attributes["sym_name"]).value: f for f in module_body(module).operations
                if "sym_name" in f.attributes}
-    for func in list(module.body.operations):
+    for func in list(module_body(module).operations):
         if func.operation.name != "func.func":
             continue
         for op in body_ops(func):
