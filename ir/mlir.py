@@ -32,6 +32,9 @@ def _import_package_lazily(name: str):
 
 
 class _Lazy:
+    """A module imported on first attribute access; each attribute is then kept on the instance, so that later
+    reads (thousands in a trace) skip ``__getattr__``."""
+
     def __init__(self, module: str):
         self._module_name = module
         self._module = None
@@ -40,7 +43,9 @@ class _Lazy:
         if self._module is None:
             _import_package_lazily("iree.compiler")
             self._module = importlib.import_module(self._module_name)
-        return getattr(self._module, name)
+        value = getattr(self._module, name)
+        setattr(self, name, value)
+        return value
 
 
 ir = _Lazy("iree.compiler.ir")
