@@ -278,7 +278,7 @@ class JaxprTrace:
         self.closure = []           # what the trailing arguments are bound to: constants or outer tracers
         self._closure_args = {}     # id(object) -> (object, block argument)
         self.host_operands = {}     # id(NumPy array) -> (it, its Array): see lax's ``as_operand``
-        self.loop_conds = {}        # (function, tree, avals) -> a loop condition closing over nothing, shared
+        self.loop_conds = {}        # loop conditions closing over nothing, shared: see lax's ``while_loop``
 
     def process(self, opdef, args, params):
         values = [self.to_value(a) for a in args]

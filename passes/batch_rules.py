@@ -223,9 +223,15 @@ def _pad_batch(b, args, dims, *, padding_config):
     return b.select_n(mask, broadcasted_padding, x), operand_bdim
 
 
+def _batched_at_front(b, args, dims):
+    """Each operand with its batch axis first, an unbatched one broadcast to the batch (JAX's concatenate and
+    stack rules)."""
+    return [b.moveaxis(x, d, 0) if d is not None else _lax_broadcast(b, x, (b.axis_size,))
+            for x, d in zip(args, dims)]
+
+
 def _concatenate_batch(b, args, dims, *, dimension):
-    operands = [b.moveaxis(x, d, 0) if d is not None else _lax_broadcast(b, x, (b.axis_size,))
-                for x, d in zip(args, dims)]
+    operands = _batched_at_front(b, args, dims)
     if len(operands) == 1:  # as lax.concatenate, which binds nothing then
         return operands[0], 0
     return b.concatenate(*operands, dimension=dimension + 1), 0
@@ -237,9 +243,7 @@ def _stack_batch(b, args, dims, *, axis):
         if axis <= bdim:
             return b.stack(*args, axis=axis), bdim + 1
         return b.stack(*args, axis=axis + 1), bdim
-    operands = [b.moveaxis(x, d, 0) if d is not None else _lax_broadcast(b, x, (b.axis_size,))
-                for x, d in zip(args, dims)]
-    return b.stack(*operands, axis=axis + 1), 0
+    return b.stack(*_batched_at_front(b, args, dims), axis=axis + 1), 0
 
 
 BATCH_RULES.update(broadcast_in_dim=_broadcast_in_dim_batch, reshape=_reshape_batch, squeeze=_squeeze_batch,

@@ -388,6 +388,8 @@ def while_loop(cond_fun, body_fun, init_val):
     leaves, in_tree = tree_util.tree_flatten(init_val)
     init_avals = _avals(leaves)
 
+    # Conditions shared by this trace's loops, as JAX's trace cache shares them: (cond_fun, tree, avals) -> the
+    # traced condition, (its name, kept carries) -> its copy reading those carries alone (``_cond_reading``).
     conds = getattr(core.current_trace(), "loop_conds", {})
 
     def trace_both(avals):

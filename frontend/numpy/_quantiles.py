@@ -248,13 +248,6 @@ def _combine(method, low_value, high_value, low_weight, high_weight, q):
     return None
 
 
-def _index_in_dim(x, index, axis, keepdims):
-    """JAX's ``lax.index_in_dim``, whose slice shows its unit strides."""
-    index = index + x.shape[axis] if index < 0 else index
-    result = lax.slice_in_dim(x, index, index + 1, 1, axis)
-    return result if keepdims else lax.squeeze(result, (axis,))
-
-
 def _inverted_cdf(a, weights, q, a_shape, axis, keepdims, squash_nans):
     """The first sorted entry whose cumulative weight reaches ``q`` of the total (NaN for a NaN or negative weight,
     or for NaN data unless ``squash_nans``)."""
@@ -267,7 +260,7 @@ def _inverted_cdf(a, weights, q, a_shape, axis, keepdims, squash_nans):
     nan_data = _isnan(a)
     clean_weights = lax.select(lax.bitwise_or(bad_weights, nan_data), zeros, weights)
     cum_weights = cumsum(clean_weights, axis=axis)
-    total_weight = _index_in_dim(cum_weights, -1, axis, keepdims)
+    total_weight = lax.index_in_dim(cum_weights, -1, axis, keepdims)
     tw_f = lax.expand_dims(total_weight, tuple(range(q_ndim)))
     q_f = lax.reshape(q, q.shape + (1,) * total_weight.ndim)
     target_w = lax.mul(q_f, tw_f)
