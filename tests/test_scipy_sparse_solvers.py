@@ -97,9 +97,6 @@ def test_gmres_jit():
     _close(irax.jit(program(ispl))(NONSYM, B), program(jspl)(NONSYM, B), 1e-3)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "irax bug outside this module: custom_linear_solve orders transpose_solve's consts differently (repro: a "
-    "transpose_solve calling vecmat on a closed-over x0 gets consts [x0, N] in irax, [N, x0] in JAX)"))
 @pytest.mark.parametrize("solver", ["bicgstab", "gmres"])
 def test_jaxpr_text(solver):
     def program(spl):

@@ -64,8 +64,18 @@ def _sum_of_solves(lax, a, b, ainv):
     return x + _general(lax, a, b, ainv)
 
 
+def _vecmat_of_closed_over(lax, a, b, ainv):
+    """Solves that apply their map to a value they close over: transpose_solve's constants are vecmat's first
+    (JAX transposes ``a @ x`` as a call that takes ``a`` before the cotangent), then that value."""
+    x0 = b * 2.0
+
+    def solve(mv, y):
+        return ainv @ (y - mv(x0)) + x0
+    return lax.custom_linear_solve(lambda x: a @ x, b, solve, lambda vm, y: ainv.T @ (y - vm(x0)) + x0)
+
+
 SOLVERS = {"general": _general, "symmetric": _symmetric, "forward_only": _forward_only, "aux": _aux,
-           "sum_of_solves": _sum_of_solves}
+           "sum_of_solves": _sum_of_solves, "vecmat_of_closed_over": _vecmat_of_closed_over}
 
 
 def _both(fn):

@@ -96,6 +96,13 @@ class _Bodies:
         from irax.ad import replay
 
         def apply(x):
+            trace = core.current_trace()
+            if isinstance(trace, core.JaxprTrace):
+                # JAX transposes jnp's (jitted) ops as calls that take their constants before the cotangents, so
+                # a transpose_solve closing over its own values lifts ``consts`` first
+                for c in consts:
+                    if np.ndim(c):
+                        trace.to_value(c)
             return self.tree.unflatten(replay(self.module, func, [*tree_util.tree_leaves(x), *consts]))
         return apply
 
