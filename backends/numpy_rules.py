@@ -55,6 +55,20 @@ for _name, _fn in {
     "ge": np.greater_equal, "and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor,
 }.items():
     elementwise(_name, _fn)
+
+
+def _total_order_key(x):
+    """Integers that compare as IEEE's total order of the floats ``x`` (negative floats' magnitude bits flipped);
+    integers and bools are their own keys."""
+    x = np.asarray(x)
+    if not issubdtype(x.dtype, np.floating):
+        return x
+    bits = x.view(np.dtype(f"int{8 * x.dtype.itemsize}"))
+    return np.where(bits < 0, bits ^ np.iinfo(bits.dtype).max, bits)
+
+
+for _name, _fn in {"eq_to": np.equal, "le_to": np.less_equal, "lt_to": np.less}.items():
+    RULES[_name] = (lambda fn: lambda x, y: fn(_total_order_key(x), _total_order_key(y)))(_fn)
 RULES["polygamma"] = lambda m, x: special.polygamma(_widen(m), _widen(x))
 RULES["conj"] = lambda x, input_dtype=None: np.conj(x).astype(np.result_type(x.dtype, np.complex64))
 

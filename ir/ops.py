@@ -157,6 +157,9 @@ for _name in ("pow", "atan2", "nextafter"):
     declare(_name, 2, S.nary(INEXACT if _name == "pow" else FLOAT), doc=f"Elementwise {_name}.")
 for _name in ("eq", "ne", "lt", "le", "gt", "ge"):
     declare(_name, 2, S.nary(ANY if _name in ("eq", "ne") else ORDERED, _bool), doc=f"Elementwise comparison {_name}.")
+for _name in ("eq_to", "le_to", "lt_to"):
+    declare(_name, 2, S.nary(ORDERED, _bool), doc=f"Elementwise comparison {_name[:2]} in IEEE's total order "
+            "(-NaN < -inf < ... < -0.0 < 0.0 < ... < inf < NaN): sort's and searchsorted's comparators.")
 for _name in ("and", "or", "xor"):
     declare(_name, 2, S.nary(BITWISE), doc=f"Bitwise/logical {_name}.")
 for _name in ("shift_left", "shift_right_arithmetic", "shift_right_logical"):

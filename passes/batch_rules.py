@@ -26,8 +26,8 @@ defvectorized("exp", "exp2", "log", "expm1", "log1p", "tanh", "logistic", "sin",
               "convert_element_type", "bitcast_convert_type", "name", "bessel_i0e", "bessel_i1e", "reduce_precision")
 
 defbroadcasting("add", "sub", "mul", "div", "rem", "max", "min", "pow", "atan2", "nextafter", "polygamma", "eq",
-                "ne", "lt", "le", "gt", "ge", "and", "or", "xor", "shift_left", "shift_right_arithmetic",
-                "shift_right_logical", "complex", "igamma", "igammac", "igamma_grad_a", "regularized_incomplete_beta",
+                "ne", "lt", "le", "gt", "ge", "eq_to", "le_to", "lt_to", "and", "or", "xor", "shift_left",
+                "shift_right_arithmetic", "shift_right_logical", "complex", "igamma", "igammac", "igamma_grad_a", "regularized_incomplete_beta",
                 "zeta")
 
 

@@ -395,11 +395,14 @@ def _compare_type(dtype):
     return "UNSIGNED" if issubdtype(dtype, np.unsignedinteger) or dtype == np.bool_ else "SIGNED"
 
 
-def compare(ctx, x, y, direction):
+def compare(ctx, x, y, direction, total_order=False):
+    """``total_order``: floats compare in IEEE's total order (StableHLO's TOTALORDER), as JAX's ``lt_to``."""
     aval = aval_of_type(x.type)
-    if aval.dtype in _HALF:
+    if aval.dtype in _HALF:  # exact and order preserving, NaNs' signs included
         x, y = _convert_to(ctx, x, np.dtype(np.float32)), _convert_to(ctx, y, np.dtype(np.float32))
     kind = _compare_type(aval.dtype)
+    if total_order and kind == "FLOAT":
+        kind = "TOTALORDER"
     shape = ctx.result_avals[0].shape if ctx.result_avals[0].dtype == np.bool_ else aval.shape
     out = tensor_type(shape, np.dtype(np.bool_))
     return ctx.emit1("stablehlo.compare", [ctx.broadcast(x, shape), ctx.broadcast(y, shape)], out,
@@ -409,6 +412,8 @@ def compare(ctx, x, y, direction):
 
 for _name, _dir in _DIRECTIONS.items():
     LOWERINGS[_name] = (lambda d: lambda ctx, x, y: compare(ctx, x, y, d))(_dir)
+for _name, _dir in (("eq_to", "EQ"), ("le_to", "LE"), ("lt_to", "LT")):
+    LOWERINGS[_name] = (lambda d: lambda ctx, x, y: compare(ctx, x, y, d, total_order=True))(_dir)
 
 
 @lowering("select_n")

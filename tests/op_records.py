@@ -65,6 +65,7 @@ RECORDS = [
     rec("min", 2, FLOATS + INTS + BOOL), rec("atan2", 2, FLOATS, tol=2e-5), rec("nextafter", 2, (FLOATS[0],)),
     rec("eq", 2, FLOATS + INTS + BOOL), rec("ne", 2, FLOATS + INTS + BOOL), rec("lt", 2, FLOATS + INTS),
     rec("le", 2, FLOATS + INTS), rec("gt", 2, FLOATS + INTS), rec("ge", 2, FLOATS + INTS),
+    rec("eq_to", 2, FLOATS + INTS + BOOL), rec("le_to", 2, FLOATS + INTS), rec("lt_to", 2, FLOATS + INTS),
     rec("bitwise_and", 2, INTS + BOOL), rec("bitwise_or", 2, INTS + BOOL), rec("bitwise_xor", 2, INTS + BOOL),
     rec("shift_left", 2, INTS, values="shift"), rec("shift_right_arithmetic", 2, INTS, values="shift"),
     rec("shift_right_logical", 2, INTS, values="shift"),

@@ -118,6 +118,11 @@ def _add_any(lax_, x, y):
     return jax_ad_util.add_jaxvals_p.bind(x, y)
 
 
+def _bind(name):
+    """A primitive that both laxes have as an object only (``lax.lt_to_p``)."""
+    return lambda lax_, *xs: getattr(lax_, f"{name}_p").bind(*xs)
+
+
 def _elementwise_cases():
     cases = [Case(name, name, _op(name), (arg,), "unary", tol=_LOOSE.get(name, 1e-5),
                   text="" if name == "conj" else "one")  # irax's conj lacks JAX's input_dtype param
@@ -131,6 +136,7 @@ def _elementwise_cases():
         Case("bitcast_convert_type", "bitcast_convert_type", _op("bitcast_convert_type", new_dtype=np.int32),
              (F,), "unary"),
         Case("add_any", "add_any", _add_any, (F, F), "binary"),
+        *[Case(name, name, _bind(name), (F, F), "binary") for name in ("eq_to", "le_to", "lt_to")],
         Case("copy", "copy", lambda lax_, x: (irax.numpy if lax_ is lax else jax.numpy).copy(x), (F,), "unary"),
         Case("device_put", "device_put", lambda lax_, x: (irax if lax_ is lax else jax).device_put(x), (F,), "unary"),
         Case("reduce_precision", "reduce_precision", _op("reduce_precision", exponent_bits=5, mantissa_bits=10),

@@ -359,10 +359,19 @@ case("fill_diagonal-tiled", lambda m: (lambda x, v: m.fill_diagonal(x, v, inplac
 case("polyadd", lambda m: m.polyadd, x3, p3[:2])
 case("polysub", lambda m: m.polysub, x3[:2], p3)
 case("polydiv", lambda m: m.polydiv, x3, p3[:2])
+_SORTED = np.array([-1.0, 0.0, 0.5, 2.0], np.float32)
+case("searchsorted-scalar", lambda m: m.searchsorted, _SORTED, np.float32(0.2))
+case("searchsorted-right", lambda m: (lambda a, v: m.searchsorted(a, v, side="right")), _SORTED, x23)
+for _method in ("scan_unrolled", "sort", "compare_all"):
+    case(f"searchsorted-{_method}", lambda m, _method=_method: (lambda a, v: m.searchsorted(a, v, method=_method)),
+         _SORTED, x3)
+case("searchsorted-int", lambda m: m.searchsorted, np.arange(5, dtype=np.int32), i3)
+case("digitize", lambda m: m.digitize, x3, _SORTED)
+case("digitize-right-decreasing", lambda m: (lambda x, b: m.digitize(x, b, right=True)), x3, _SORTED[::-1].copy())
 
 # Known differences (not in the tests), by cause:
 #   Outlined jaxprs JAX shares between calls: corrcoef. Scatters where irax masks or pads: tril_indices, insert.
-#   scan: polyval, searchsorted, digitize, histogram.
+#   scan: polyval, histogram.
 #   The dialect: pow takes one dtype (a float base with an integer exponent array converts the exponent, where
 #   JAX binds pow(f32, i32)); reshape has no ``dimensions`` (order="F" reshapes transpose first).
 #   irax.numpy's own implementations: matvec/vecmat/vecdot with unit loop axes (JAX's vectorize is a vmap).

@@ -41,7 +41,9 @@ def _inputs(record, dtype):
 
 
 def _call(record, module, args):
-    return getattr(module, record.name)(*args, **record.params)
+    """``lax.NAME``, or the primitive object where lax has no function (``lax.lt_to_p``)."""
+    fn = getattr(module, record.name, None) or getattr(module, f"{record.name}_p").bind
+    return fn(*args, **record.params)
 
 
 @functools.lru_cache(maxsize=None)

@@ -166,7 +166,6 @@ def test_jit_xfail(name):
 
 
 _XFAIL_JAXPR = {
-    "expm_frechet": "irax's expm jaxpr differs from JAX's (no jit[name=_calc_P_Q], dots without HIGHEST precision)",
     "qr_multiply_batched": "JAX's uses the geqrf and ormqr primitives, which irax lacks; irax multiplies by qr's Q",
 }
 # Not compared: qdwh with dynamic_shape (JAX masks x outside its default_matmul_precision context, so its jaxpr

@@ -4,7 +4,10 @@ from __future__ import annotations
 import operator
 from collections.abc import Sequence
 
-from irax.core import bind
+import numpy as np
+
+from irax.core import bind, bind1
+from irax.ir.shapes import issubdtype
 
 from ._scalars import as_operand
 
@@ -52,3 +55,49 @@ def top_k(operand, k, *, axis=-1):
     operand = as_operand(operand)
     axis = _canonical_axis(axis, operand.ndim)
     return bind("top_k", operand, k=k, axis=axis)
+
+
+def _canonicalize_float_for_sort(x):
+    """-0.0 as 0.0 and every NaN as one NaN, so that the total order's comparisons order them as sort does."""
+    from . import eq, full_like, ne, select
+    result = select(eq(x, full_like(x, 0, shape=())), full_like(x, 0), x)
+    return select(ne(x, x), full_like(result, np.nan), result)
+
+
+def _operands_to_keys(*operands, num_keys=1):
+    """Each pair's sort keys: a complex number's canonical real and imaginary parts, a float canonical."""
+    from . import imag, real
+    x_keys, y_keys = [], []
+    for x, y in zip(operands[:2 * num_keys:2], operands[1:2 * num_keys:2]):
+        x, y = as_operand(x), as_operand(y)
+        if issubdtype(x.dtype, np.complexfloating):
+            x_keys += [_canonicalize_float_for_sort(real(x)), _canonicalize_float_for_sort(imag(x))]
+            y_keys += [_canonicalize_float_for_sort(real(y)), _canonicalize_float_for_sort(imag(y))]
+        elif issubdtype(x.dtype, np.floating):
+            x_keys.append(_canonicalize_float_for_sort(x))
+            y_keys.append(_canonicalize_float_for_sort(y))
+        else:
+            x_keys.append(x)
+            y_keys.append(y)
+    return x_keys, y_keys
+
+
+def _sort_comparator(last, *operands, num_keys=1):
+    """Lexicographic over the keys from the least significant, as JAX's ``_sort_lt_comparator``; ``last`` is the
+    comparison of the most significant keys alone."""
+    from . import bitwise_and, bitwise_or
+    x_keys, y_keys = _operands_to_keys(*operands, num_keys=num_keys)
+    p = None
+    for xk, yk in zip(x_keys[::-1], y_keys[::-1]):
+        p = (bitwise_or(bind1("lt_to", xk, yk), bitwise_and(bind1("eq_to", xk, yk), p)) if p is not None
+             else bind1(last, xk, yk))
+    return p
+
+
+def _sort_lt_comparator(*operands, num_keys=1):
+    return _sort_comparator("lt_to", *operands, num_keys=num_keys)
+
+
+def _sort_le_comparator(*operands, num_keys=1):
+    """Less or equal, for searchsorted."""
+    return _sort_comparator("le_to", *operands, num_keys=num_keys)

@@ -1,8 +1,5 @@
-"""Searching and counting by comparing every pair (JAX's ``method='compare_all'``): no sort, gather or scatter.
-
-The cost is ``O(len(a) * len(v))``, which is what these functions cost in JAX on small
-inputs; a sort-based method arrives with the sort primitive.
-"""
+"""Searching and counting: ``searchsorted`` as JAX's (a binary search by ``scan`` mapped over the queries, a co-sort,
+or every pair compared, in the total order of ``lax.sort``), and what builds on it."""
 from __future__ import annotations
 
 import operator
@@ -10,27 +7,12 @@ import operator
 import numpy as np
 
 from irax import dtypes, lax
+from irax.lax import _sorting as lax_sorting
 from irax.lax._scalars import as_operand
 
 from ._reductions import sum
 from ._util import (check_arraylike, convert, ensure_arraylike, promote_dtypes, promote_dtypes_inexact, staged_as,
                     to_inexact_dtype)
-
-
-def _less(x, y):
-    """``x < y`` in the total order of sorting: NaN after every number."""
-    lt = lax.lt(x, y)
-    if not dtypes.issubdtype(x.dtype, np.inexact):
-        return lt
-    return lax.bitwise_or(lt, lax.bitwise_and(lax.ne(y, y), lax.eq(x, x)))
-
-
-def _count_before(a, v, side):
-    """How many entries of the sorted 1-d ``a`` go before each ``v``: the insertion index."""
-    a_b = lax.broadcast_in_dim(a, tuple(v.shape) + a.shape, (v.ndim,))
-    v_b = lax.broadcast_in_dim(v, tuple(v.shape) + a.shape, tuple(range(v.ndim)))
-    before = _less(a_b, v_b) if side == "left" else lax.bitwise_not(_less(v_b, a_b))
-    return sum(before, axis=-1, dtype=np.int32)
 
 
 def searchsorted(a, v, side="left", sorter=None, *, method="scan"):
@@ -64,40 +46,58 @@ def _searchsorted(a, v, sorter, side, method):
     a, v = promote_dtypes(a, v)
     if sorter is not None:
         a = a[sorter]
+    dtype = np.dtype(np.int64 if a.shape[0] > np.iinfo(np.int32).max else np.int32)
     if method == "sort":
-        return _searchsorted_by_sort(a, v, side)
-    if method in ("scan", "scan_unrolled") and a.shape[0] and v.size:
-        return _searchsorted_by_scan(a, v, side, method == "scan_unrolled")
-    return _count_before(a, v, side)
+        return _searchsorted_sort_impl(a, v, side, dtype)
+    if method == "compare_all":
+        return _searchsorted_compare_all_impl(a, v, side, dtype)
+    return _searchsorted_scan_impl(a, v, side, dtype, method == "scan_unrolled")
 
 
-def _searchsorted_by_scan(a, v, side, unrolled):
-    """A binary search for every query at once: ``ceil(log2(n + 1))`` halvings of ``[low, high)``."""
-    n = a.shape[0]
-    query = v.ravel()
-    n_levels = int(np.ceil(np.log2(n + 1)))
+@staged_as("_searchsorted_scan_impl", static_argnums=(2, 3, 4))
+def _searchsorted_scan_impl(sorted_arr, query, side, dtype, unrolled):
+    """A binary search: ``ceil(log2(n + 1))`` halvings of ``[low, high)``; a query of more than one value is
+    this function mapped over its leading axis, as JAX's."""
+    import irax
+    n = sorted_arr.shape[0]
+    if n == 0:
+        return lax.full(query.shape, 0, dtype)
+    if query.ndim > 0:
+        return irax.vmap(lambda q: _searchsorted_scan_impl(sorted_arr, q, side, dtype, unrolled))(query)
+    op = lax_sorting._sort_le_comparator if side == "left" else lax_sorting._sort_lt_comparator
+    unsigned = np.uint64 if np.dtype(dtype).itemsize == 8 else np.uint32
 
     def body_fun(state, _):
         low, high = state
         mid = low + (high - low) // 2
-        at_mid = a[mid]
-        go_left = lax.bitwise_not(_less(at_mid, query)) if side == "left" else _less(query, at_mid)
+        go_left = op(query, sorted_arr[mid])
         return (lax.select(go_left, low, mid), lax.select(go_left, mid, high)), ()
-    init = (lax.full(query.shape, 0, np.uint32), lax.full(query.shape, n, np.uint32))
-    (_, high), _ = lax.scan(body_fun, init, (), length=n_levels, unroll=n_levels if unrolled else 1)
-    return lax.reshape(convert(high, np.int32), v.shape)
+    n_levels = int(np.ceil(np.log2(n + 1)))
+    carry, _ = lax.scan(body_fun, (unsigned(0), unsigned(n)), (), length=n_levels, unroll=n_levels if unrolled else 1)
+    return carry[1].astype(dtype)
 
 
-def _searchsorted_by_sort(a, v, side):
+@staged_as("_searchsorted_sort_impl", static_argnums=(2, 3))
+def _searchsorted_sort_impl(sorted_arr, query, side, dtype):
     """Each query's rank among the queries and ``a`` sorted together, less its rank among the queries alone."""
+    working = np.int32 if sorted_arr.size + query.size <= np.iinfo(np.int32).max else np.int64
+
     def rank(x):
-        idx = lax.iota(np.int32, len(x))
+        idx = lax.iota(working, len(x))
         return lax.full_like(idx, 0).at[lax.sort_key_val(x, idx)[1]].set(idx)
     if side == "left":
-        index = rank(lax.concatenate([v.ravel(), a], 0))[:v.size]
+        index = rank(lax.concatenate([query.ravel(), sorted_arr], 0))[:query.size]
     else:
-        index = rank(lax.concatenate([a, v.ravel()], 0))[a.size:]
-    return lax.reshape(lax.sub(index, rank(v.ravel())), np.shape(v))
+        index = rank(lax.concatenate([sorted_arr, query.ravel()], 0))[sorted_arr.size:]
+    return lax.reshape(lax.sub(index, rank(query.ravel())), np.shape(query)).astype(dtype)
+
+
+@staged_as("_searchsorted_compare_all_impl", static_argnums=(2, 3))
+def _searchsorted_compare_all_impl(sorted_arr, query, side, dtype):
+    import irax
+    op = lax_sorting._sort_lt_comparator if side == "left" else lax_sorting._sort_le_comparator
+    comparisons = irax.vmap(op, in_axes=(0, None))(sorted_arr, query)
+    return comparisons.sum(dtype=dtype, axis=0)
 
 
 def digitize(x, bins, right=False, *, method=None):
@@ -105,24 +105,22 @@ def digitize(x, bins, right=False, *, method=None):
     check_arraylike("digitize", x, bins)
     if method is not None:
         _check_method(method)
-    bins = as_operand(bins)
-    if bins.ndim != 1:
-        raise ValueError(f"digitize: bins must be a 1-dimensional array; got bins={bins}")
-    if bins.shape[0] == 0:
-        return lax.full(np.shape(x), 0, np.int32)
-    return _digitize(x, bins, bool(right))
+    return _digitize(x, bins, right, method)
 
 
-@staged_as("digitize", static_argnums=(2,))
-def _digitize(x, bins, right):
+@staged_as("digitize", static_argnums=(2, 3))
+def _digitize(x, bins, right, method):
+    from ._creation import zeros_like
     from ._ufuncs import where
-    side = "left" if right else "right"
-    x, bins = promote_dtypes(x, bins)
-    n = bins.shape[0]
-    increasing = lax.ge(lax.index_in_dim(bins, n - 1, keepdims=False), lax.index_in_dim(bins, 0, keepdims=False))
-    forward = _count_before(bins, x, side)
-    backward = lax.sub(convert(n, np.int32), _count_before(lax.rev(bins, (0,)), x, side))
-    return where(increasing, forward, backward)
+    x, bins_arr = ensure_arraylike("digitize", x, bins)
+    if bins_arr.ndim != 1:
+        raise ValueError(f"digitize: bins must be a 1-dimensional array; got bins={bins}")
+    if bins_arr.shape[0] == 0:
+        return zeros_like(x, dtype=np.int32)
+    side = "right" if not right else "left"
+    kwds = {} if method is None else {"method": method}
+    return where(bins_arr[-1] >= bins_arr[0], searchsorted(bins_arr, x, side=side, **kwds),
+                 bins_arr.shape[0] - searchsorted(bins_arr[::-1], x, side=side, **kwds))
 
 
 def isin(element, test_elements, assume_unique=False, invert=False, *, method="auto"):
@@ -239,7 +237,7 @@ def histogram(a, bins=10, range=None, weights=None, density=None):
     from ._shape import ravel
     a, weights = ravel(a), ravel(weights)
     n = edges.shape[0]
-    idx = _count_before(edges, a, "right")
+    idx = searchsorted(edges, a, side="right")
     idx = where(lax.eq(a, lax.index_in_dim(edges, n - 1, keepdims=False)), n - 1, idx)
     counts = lax.slice_in_dim(_bincount(idx, weights, n), 1, n)
     if density:

@@ -191,30 +191,40 @@ _PADE = {
 }
 
 
+def _precise_dot(a, b):
+    return jnp.dot(a, b, precision=lax.Precision.HIGHEST)
+
+
 def _pade(degree):
-    """The numerator's odd part U and even part V of the degree-``degree`` Pade approximant of exp at A."""
+    """The numerator's odd part U and even part V of the degree-``degree`` Pade approximant of exp at A, each
+    power and sum in JAX's order."""
     b = _PADE[degree]
 
     def approximant(a):
         ident = jnp.eye(*a.shape, dtype=a.dtype)
-        a2 = jnp.dot(a, a)
+        a2 = _precise_dot(a, a)
         if degree == 13:
-            a4 = jnp.dot(a2, a2)
-            a6 = jnp.dot(a4, a2)
-            u = jnp.dot(a, jnp.dot(a6, b[13] * a6 + b[11] * a4 + b[9] * a2) + b[7] * a6 + b[5] * a4 + b[3] * a2
-                        + b[1] * ident)
-            v = jnp.dot(a6, b[12] * a6 + b[10] * a4 + b[8] * a2) + b[6] * a6 + b[4] * a4 + b[2] * a2 + b[0] * ident
+            a4 = _precise_dot(a2, a2)
+            a6 = _precise_dot(a4, a2)
+            u = _precise_dot(a, _precise_dot(a6, b[13] * a6 + b[11] * a4 + b[9] * a2) + b[7] * a6 + b[5] * a4
+                             + b[3] * a2 + b[1] * ident)
+            v = (_precise_dot(a6, b[12] * a6 + b[10] * a4 + b[8] * a2) + b[6] * a6 + b[4] * a4 + b[2] * a2
+                 + b[0] * ident)
             return u, v
-        powers = [ident, a2]
-        while len(powers) < (degree + 1) // 2:
-            powers.append(jnp.dot(powers[-1], a2) if len(powers) > 2 else jnp.dot(a2, a2))
-        odd = sum(b[2 * i + 1] * p for i, p in reversed(list(enumerate(powers))) if i)
-        u = jnp.dot(a, odd + b[1] * ident)
-        v = sum(b[2 * i] * p for i, p in reversed(list(enumerate(powers))) if i) + b[0] * ident
-        return u, v
+        powers = [a2]
+        while len(powers) < (degree - 1) // 2:
+            powers.append(_precise_dot(powers[-1], a2))
+        def series(first):  # b[first] * A^(degree - 1) + ... + b[first - degree + 3] * A2, as JAX's sums
+            total = b[first] * powers[-1]
+            for k in range(len(powers) - 2, -1, -1):
+                total = total + b[first - 2 * (len(powers) - 1 - k)] * powers[k]
+            return total
+        u = _precise_dot(a, series(degree) + b[1] * ident)
+        return u, series(degree - 1) + b[0] * ident
     return approximant
 
 
+@staged_as("_calc_P_Q")
 def _calc_p_q(a):
     a_l1 = jnp_linalg.norm(a, 1)
     if a.dtype in (np.float64, np.complex128):
@@ -229,34 +239,34 @@ def _calc_p_q(a):
     return u + v, -u + v, n_squarings
 
 
-def _expm_matrix(a, upper_triangular, max_squarings):
-    p, q, n_squarings = _calc_p_q(a)
-
-    def compute(args):
-        _, p, q = args
-        r = solve_triangular(q, p) if upper_triangular else jnp_linalg.solve(q, p)
-
-        def square(c, i):
-            return lax.cond(i < n_squarings, lambda x: jnp.dot(x, x), lambda x: x, c), None
-        r, _ = lax.scan(square, r, jnp.arange(max_squarings, dtype=n_squarings.dtype))
-        return r
-    return lax.cond(n_squarings > max_squarings, lambda args: jnp.full_like(args[0], np.nan), compute, (a, p, q))
+@staged_as("_squaring", static_argnums=(2,))
+def _squaring(r, n_squarings, max_squarings):
+    """Undoes the scaling: ``r`` squared ``n_squarings`` times, as a scan of ``max_squarings`` conds."""
+    def square(c, i):
+        return lax.cond(i < n_squarings, lambda x: _precise_dot(x, x), lambda x: x, c), None
+    r, _ = lax.scan(square, r, jnp.arange(max_squarings, dtype=n_squarings.dtype))
+    return r
 
 
 @staged_as("expm", static_argnames=("upper_triangular", "max_squarings"))
 def expm(A, *, upper_triangular=False, max_squarings=16):
     """The matrix exponential by scaling and squaring with a Pade approximant (degree chosen by the 1-norm); NaN
     where more than ``max_squarings`` squarings would be needed."""
-    a, = promote_dtypes_inexact(jnp.asarray(A))
+    a, = promote_dtypes_inexact(A)
     if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
         raise ValueError(f"Expected A to be a (batched) square matrix, got A.shape={a.shape}.")
+    if a.ndim > 2:
+        return jnp.vectorize(functools.partial(expm, upper_triangular=upper_triangular, max_squarings=max_squarings),
+                             signature="(n,n)->(n,n)")(a)
     if a.dtype not in (np.float32, np.float64, np.complex64, np.complex128):
         raise TypeError(f"A.dtype={a.dtype} is not supported.")
-    if a.ndim == 2:
-        return _expm_matrix(a, upper_triangular, max_squarings)
-    flat = a.reshape((-1,) + a.shape[-2:])
-    out = irax.vmap(lambda m: _expm_matrix(m, upper_triangular, max_squarings))(flat)
-    return out.reshape(a.shape)
+    p, q, n_squarings = _calc_p_q(jnp.asarray(a))
+
+    def compute(args):
+        _, p, q = args
+        r = solve_triangular(q, p) if upper_triangular else jnp_linalg.solve(q, p)
+        return _squaring(r, n_squarings, max_squarings)
+    return lax.cond(n_squarings > max_squarings, lambda args: jnp.full_like(args[0], np.nan), compute, (a, p, q))
 
 
 @staged_as("_eigh", static_argnames=("lower", "eigvals_only", "eigvals", "type"))
