@@ -10,7 +10,6 @@ from irax import dtypes, lax
 from irax.lax import _sorting as lax_sorting
 from irax.lax._scalars import as_operand
 
-from ._reductions import sum
 from ._util import (check_arraylike, convert, ensure_arraylike, promote_dtypes, promote_dtypes_inexact, staged_as,
                     to_inexact_dtype)
 
@@ -222,6 +221,7 @@ def histogram_bin_edges(a, bins=10, range=None, weights=None):
 
 def histogram(a, bins=10, range=None, weights=None, density=None):
     """Counts (or weight sums) of ``a`` per bin, and the bin edges; the last bin includes its right edge."""
+    from ._creation import zeros
     from ._numeric import diff
     from ._ufuncs import where
     check_arraylike("histogram", a, bins)
@@ -234,12 +234,9 @@ def histogram(a, bins=10, range=None, weights=None, density=None):
             raise ValueError("weights should have the same shape as a.")
         a, weights = promote_dtypes_inexact(a, weights)
     edges = histogram_bin_edges(a, bins, range, weights)
-    from ._shape import ravel
-    a, weights = ravel(a), ravel(weights)
-    n = edges.shape[0]
-    idx = searchsorted(edges, a, side="right")
-    idx = where(lax.eq(a, lax.index_in_dim(edges, n - 1, keepdims=False)), n - 1, idx)
-    counts = lax.slice_in_dim(_bincount(idx, weights, n), 1, n)
+    bin_idx = searchsorted(edges, a, side="right")
+    bin_idx = where(a == edges[-1], len(edges) - 1, bin_idx)
+    counts = zeros(len(edges), weights.dtype).at[bin_idx].add(weights)[1:]
     if density:
-        counts = lax.div(lax.div(counts, diff(edges)), sum(counts))
+        counts = counts / diff(edges) / counts.sum()
     return counts, edges
