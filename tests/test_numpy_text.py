@@ -367,13 +367,14 @@ for _method in ("scan_unrolled", "sort", "compare_all"):
          _SORTED, x3)
 case("searchsorted-int", lambda m: m.searchsorted, np.arange(5, dtype=np.int32), i3)
 case("digitize", lambda m: m.digitize, x3, _SORTED)
+case("polyval", lambda m: m.polyval, p3, x23)
+case("polyval-long-int", lambda m: m.polyval, np.arange(20, dtype=np.int32), i3)
 case("histogram", lambda m: (lambda x: m.histogram(x, bins=3)), x3)
 case("histogram-weighted-density", lambda m: (lambda x, w: m.histogram(x, _SORTED, weights=w, density=True)), x3, p3)
 case("digitize-right-decreasing", lambda m: (lambda x, b: m.digitize(x, b, right=True)), x3, _SORTED[::-1].copy())
 
 # Known differences (not in the tests), by cause:
 #   Outlined jaxprs JAX shares between calls: corrcoef. Scatters where irax masks or pads: tril_indices, insert.
-#   scan: polyval.
 #   The dialect: pow takes one dtype (a float base with an integer exponent array converts the exponent, where
 #   JAX binds pow(f32, i32)); reshape has no ``dimensions`` (order="F" reshapes transpose first).
 #   irax.numpy's own implementations: matvec/vecmat/vecdot with unit loop axes (JAX's vectorize is a vmap).

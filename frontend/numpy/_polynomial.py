@@ -15,14 +15,12 @@ from ._util import check_arraylike, convert, ensure_arraylike, promote_dtypes, p
 
 @staged(static_argnames=("unroll",))
 def polyval(p, x, *, unroll=16):
-    """Evaluates ``p`` at ``x`` by Horner's rule, unrolled over the (static) number of coefficients."""
-    check_arraylike("polyval", p, x)
+    """Evaluates ``p`` at ``x`` by Horner's rule: a scan over the coefficients, ``unroll`` of them a trip."""
+    p, x = ensure_arraylike("polyval", p, x)
     p, x = promote_dtypes(p, x)
-    from ._ufuncs import add, multiply
-    shape = tuple(np.broadcast_shapes(p.shape[1:], x.shape))
-    y = lax.full(shape, 0, x.dtype)
-    for i in range(p.shape[0]):
-        y = add(multiply(y, x), lax.index_in_dim(p, i, 0, keepdims=False))
+    shape = lax.broadcast_shapes(p.shape[1:], x.shape)
+    y = lax.full_like(x, 0, shape=shape, dtype=x.dtype)
+    y, _ = lax.scan(lambda y, c: (y * x + c, None), y, p, unroll=unroll)
     return y
 
 
