@@ -64,21 +64,22 @@ def _canonicalize_float_for_sort(x):
     return select(ne(x, x), full_like(result, np.nan), result)
 
 
-def _operands_to_keys(*operands, num_keys=1):
-    """Each pair's sort keys: a complex number's canonical real and imaginary parts, a float canonical."""
+def _sort_keys(v):
+    """A value's sort keys: a complex number's canonical real and imaginary parts, a float canonical."""
     from . import imag, real
+    v = as_operand(v)
+    if issubdtype(v.dtype, np.complexfloating):
+        return [_canonicalize_float_for_sort(real(v)), _canonicalize_float_for_sort(imag(v))]
+    if issubdtype(v.dtype, np.floating):
+        return [_canonicalize_float_for_sort(v)]
+    return [v]
+
+
+def _operands_to_keys(*operands, num_keys=1):
     x_keys, y_keys = [], []
     for x, y in zip(operands[:2 * num_keys:2], operands[1:2 * num_keys:2]):
-        x, y = as_operand(x), as_operand(y)
-        if issubdtype(x.dtype, np.complexfloating):
-            x_keys += [_canonicalize_float_for_sort(real(x)), _canonicalize_float_for_sort(imag(x))]
-            y_keys += [_canonicalize_float_for_sort(real(y)), _canonicalize_float_for_sort(imag(y))]
-        elif issubdtype(x.dtype, np.floating):
-            x_keys.append(_canonicalize_float_for_sort(x))
-            y_keys.append(_canonicalize_float_for_sort(y))
-        else:
-            x_keys.append(x)
-            y_keys.append(y)
+        x_keys += _sort_keys(x)
+        y_keys += _sort_keys(y)
     return x_keys, y_keys
 
 
