@@ -1,9 +1,10 @@
-"""NumPy rules of ``cholesky``, ``triangular_solve`` and ``lu``: the unblocked column and row loops whose pivot
-choices and special values the blocked StableHLO lowerings (``passes/lower_blocked.py``) keep, so that eager and
-jitted results agree to rounding, written with NumPy alone (LAPACK's answers through SciPy would tie irax to it).
+"""NumPy rules of ``cholesky``, ``triangular_solve``, ``lu`` and ``lu_pivots_to_permutation``: the unblocked column and
+row loops whose pivot choices and special values the blocked StableHLO lowerings (``passes/lower_blocked.py``) keep, so
+that eager and jitted results agree to rounding, written with NumPy alone (LAPACK's answers through SciPy would tie irax
+to it).
 
-Every rule flattens the batch dimensions into one and works on stacks of matrices. Half-precision operands are
-computed in float32, as the lowerings do.
+Every rule flattens the batch dimensions into one and works on stacks of matrices. Half-precision operands are computed
+in float32, as the lowerings do.
 """
 from __future__ import annotations
 
@@ -101,6 +102,24 @@ def lu(x):
             perm.reshape(shape[:-2] + (m,))]
 
 
+def lu_pivots_to_permutation(pivots, *, permutation_size):
+    """The swaps applied to ``range(permutation_size)`` in order, with JAX's indexing: a negative pivot counts from
+    the end; one out of range reads the nearest entry and writes nothing."""
+    *batch, k = pivots.shape
+    m = permutation_size
+    swaps = pivots.reshape(int(np.prod(batch, dtype=np.int64)), k)
+    perm = np.broadcast_to(np.arange(m, dtype=np.int32), (swaps.shape[0], m)).copy()
+    systems = np.arange(swaps.shape[0])
+    for i in range(k if m else 0):
+        j = np.where(swaps[:, i] < 0, swaps[:, i] + m, swaps[:, i])
+        x, y = perm[:, i].copy(), perm[systems, np.clip(j, 0, m - 1)]
+        perm[:, i] = y
+        inside = (j >= 0) & (j < m)
+        perm[systems[inside], j[inside]] = x[inside]
+    return perm.reshape(tuple(batch) + (m,))
+
+
 RULES["cholesky"] = cholesky
 RULES["triangular_solve"] = triangular_solve
 RULES["lu"] = lu
+RULES["lu_pivots_to_permutation"] = lu_pivots_to_permutation

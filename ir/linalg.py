@@ -1,7 +1,7 @@
-"""Shape rules of the linear-algebra primitives (``cholesky``, ``triangular_solve``, ``lu``, ``eigh``, ``eig``,
-``svd``, ``qr``), as JAX's
-``linalg_primitive`` checks them: every operand a batch of matrices with the same leading batch dimensions, its
-dtype floating or complex, the same errors for a wrong rank or a non-square matrix."""
+"""Shape rules of the linear-algebra primitives (``cholesky``, ``triangular_solve``, ``tridiagonal_solve``, ``lu``,
+``lu_pivots_to_permutation``, ``eigh``, ``eig``, ``svd``, ``qr``), as JAX's ``linalg_primitive`` checks them: every
+operand a batch of matrices (or vectors) with the same leading batch dimensions, its dtype floating or complex (int32
+pivots), the same errors for a wrong rank or a non-square matrix."""
 from __future__ import annotations
 
 import numpy as np
@@ -12,7 +12,7 @@ from .shapes import _all_weak, check_dtypes, same_dtypes
 INEXACT = (np.inexact,)
 
 
-def _batch_and_dims(name, avals_in, ranks):
+def _batch_and_dims(name, avals_in, ranks, kinds=INEXACT):
     """JAX's ``linalg_shape_rule``: the shared batch shape and each operand's trailing ``rank`` dimensions."""
     batch, dims = [], []
     for i, (rank, a) in enumerate(zip(ranks, avals_in)):
@@ -25,7 +25,7 @@ def _batch_and_dims(name, avals_in, ranks):
                         f"{[len(b) for b in batch]} batch dimensions for the inputs.")
     if any(b != batch[0] for b in batch):
         raise TypeError(f"All inputs to {name} must have the same batch dimensions, but got {batch}.")
-    check_dtypes(name, avals_in, INEXACT)
+    check_dtypes(name, avals_in, kinds)
     return batch[0], dims
 
 
@@ -49,12 +49,34 @@ def triangular_solve(name, avals_in, *, left_side, lower, transpose_a, conjugate
     return [ShapedArray(b.shape, dtype, _all_weak(avals_in))]
 
 
+def tridiagonal_solve(name, avals_in, *, perturb_singular):
+    b = avals_in[-1]
+    _, (dl_shape, d_shape, du_shape, b_shape) = _batch_and_dims(name, avals_in, (1, 1, 1, 2))
+    if any(a.dtype != b.dtype for a in avals_in):
+        raise TypeError(f"lax.{name} requires arguments to have the same dtypes, got "
+                        f"{', '.join(a.dtype.name for a in avals_in)}.")
+    if dl_shape != d_shape or dl_shape != du_shape:
+        raise TypeError(f"{name} requires that all diagonal arguments have the same shape.")
+    if dl_shape != b_shape[:-1]:
+        raise TypeError(f"{name} requires that the leading ndim-1 dimensions of b equal the dimensions of the "
+                        "diagonal arguments.")
+    return [ShapedArray(b.shape, b.dtype, _all_weak(avals_in))]
+
+
 def lu(name, avals_in):
     (x,) = avals_in
     batch, ((m, n),) = _batch_and_dims(name, avals_in, (2,))
     i32 = np.dtype(np.int32)
     return [ShapedArray(x.shape, x.dtype, x.weak_type), ShapedArray(batch + (min(m, n),), i32, x.weak_type),
             ShapedArray(batch + (m,), i32, x.weak_type)]
+
+
+def lu_pivots_to_permutation(name, avals_in, *, permutation_size):
+    batch, ((k,),) = _batch_and_dims(name, avals_in, (1,), (np.int32,))
+    if not permutation_size >= k:
+        raise ValueError(f"Output permutation size {permutation_size} has to exceed the trailing dimension of the "
+                         f"pivots. Got pivots size {k}")
+    return [ShapedArray(batch + (permutation_size,), np.dtype(np.int32), avals_in[0].weak_type)]
 
 
 def _real_dtype(x):

@@ -258,8 +258,13 @@ declare("cholesky", 1, LA.cholesky, doc="The lower Cholesky factor of each matri
         "as LAPACK's potrf leaves it; all NaN where not positive definite).")
 declare("triangular_solve", 2, LA.triangular_solve, *(Param(_p, P.BOOL) for _p in LA.TRIANGULAR_SOLVE_PARAMS),
         doc="Solves op(a) x = b (x op(a) = b unless left_side) for triangular a, reading one triangle of a.")
+declare("tridiagonal_solve", 4, LA.tridiagonal_solve, Param("perturb_singular", P.BOOL),
+        doc="Solves T x = b for the tridiagonal T of each (dl, d, du): elimination with row interchanges (tiny "
+            "pivots perturbed if perturb_singular, else all NaN where a pivot is zero).")
 declare("lu", 1, LA.lu, doc="LU decomposition with partial pivoting: L (unit diagonal implied) and U in one matrix, "
         "the row swaps and the permutation (int32).")
+declare("lu_pivots_to_permutation", 1, LA.lu_pivots_to_permutation, Param("permutation_size", P.INT),
+        doc="The permutation of range(permutation_size) that lu's row swaps make (swap i with pivots[i], in order).")
 declare("eigh", 1, LA.eigh, Param("algorithm", P.Optional(P.STR)), Param("lower", P.BOOL),
         Param("sort_eigenvalues", P.BOOL), Param("subset_by_index", P.Optional(P.INTS)),
         doc="Eigenvectors (columns) and ascending eigenvalues of each symmetric matrix, read from one triangle.")

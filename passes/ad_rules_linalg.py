@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from irax.ir.gather_scatter import GatherDimensionNumbers, GatherScatterMode
+from irax.ir.gather_scatter import GatherDimensionNumbers, GatherScatterMode, ScatterDimensionNumbers
 
 from . import ad_util as U
+from .ad_rules_gather_scatter import scatter
 from .builder import aval
 from .jvp import JVP_RULES, LINEAR_OPS, add_tangents
 from .transpose import TRANSPOSE_RULES, is_undefined
@@ -128,6 +129,57 @@ def _triangular_solve_transpose(b, ct, a, rhs, *, left_side, lower, transpose_a,
     assert not is_undefined(a) and is_undefined(rhs)
     return [None, triangular_solve(b, a, ct, left_side=left_side, lower=lower, transpose_a=not transpose_a,
                                    conjugate_a=conjugate_a, unit_diagonal=unit_diagonal)]
+
+
+# --- tridiagonal_solve ----------------------------------------------------------------------------------------
+
+def _tridiagonal_product(b, dl, d, du, x):
+    """JAX's ``_tridiagonal_product``: ``T x``, the products with the off-diagonals added in by
+    ``.at[..., 1:, :].add`` and ``.at[..., :-1, :].add`` (scatter-adds at one row index)."""
+    shape = aval(x).shape
+    nd, n = len(shape), shape[-2]
+    y = b.mul(b.reshape(d, new_sizes=aval(d).shape + (1,), dimensions=None), x)
+    for diag, diag_rows, x_rows, at in ((dl, (1, n), (0, n - 1), 1), (du, (0, n - 1), (1, n), 0)):
+        part = _slice_rows(b, diag, *diag_rows, nd - 2)
+        part = b.broadcast_in_dim(part, shape=aval(part).shape + (1,), broadcast_dimensions=tuple(range(nd - 1)))
+        term = b.mul(part, _slice_rows(b, x, *x_rows, nd - 2))
+        index = U.broadcast_in_dim(b, b.literal(at, _I32), (1,), ())
+        dnums = ScatterDimensionNumbers(update_window_dims=tuple(range(nd)), inserted_window_dims=(),
+                                        scatter_dims_to_operand_dims=(nd - 2,))
+        y = scatter(b, "scatter_add", y, index, term, dnums, indices_are_sorted=True, unique_indices=True)
+    return y
+
+
+def _slice_rows(b, x, start, stop, axis):
+    """``x[..., start:stop]`` along ``axis``, as JAX's indexing slices."""
+    shape = aval(x).shape
+    starts = tuple(start if i == axis else 0 for i in range(len(shape)))
+    limits = tuple(stop if i == axis else d for i, d in enumerate(shape))
+    return b.slice(x, start_indices=starts, limit_indices=limits, strides=None)
+
+
+def _tridiagonal_solve_jvp(b, primals, tangents, *, perturb_singular):
+    dl, d, du, _ = primals
+    *diag_dots, b_dot = tangents
+    (ans,) = b.primal()
+    if all(t is None for t in diag_dots):
+        rhs = b_dot
+    else:
+        dl_dot, d_dot, du_dot = (b.full_like(p, 0) if t is None else t for p, t in zip((dl, d, du), diag_dots))
+        rhs = add_tangents(b, b_dot, b.neg(_tridiagonal_product(b, dl_dot, d_dot, du_dot, ans)))
+    return [ans], [b.tridiagonal_solve(dl, d, du, rhs, perturb_singular=perturb_singular)]
+
+
+def _tridiagonal_solve_transpose(b, ct, dl, d, du, rhs, *, perturb_singular):
+    """Linear in the right-hand side: ``T^T`` has ``du`` shifted down one row as its lower diagonal and ``dl``
+    shifted up as its upper one."""
+    assert not any(map(is_undefined, (dl, d, du))) and is_undefined(rhs)
+    n, axis = aval(du).shape[-1], len(aval(du).shape) - 1
+    zeros = b.full_like(_slice_rows(b, du, n - 1, n, axis), 0)
+    dl_t = b.concatenate(zeros, _slice_rows(b, du, 0, n - 1, axis), dimension=axis)
+    head = _slice_rows(b, dl, 1, n, axis)
+    du_t = b.concatenate(head, b.full_like(_slice_rows(b, dl, 0, 1, axis), 0), dimension=axis)
+    return [None, None, None, b.tridiagonal_solve(dl_t, d, du_t, ct, perturb_singular=perturb_singular)]
 
 
 # --- lu ---------------------------------------------------------------------------------------------------------
@@ -273,4 +325,6 @@ JVP_RULES["cholesky"] = _cholesky_jvp
 JVP_RULES["triangular_solve"] = _triangular_solve_jvp
 JVP_RULES["lu"] = _lu_jvp
 TRANSPOSE_RULES["triangular_solve"] = _triangular_solve_transpose
-LINEAR_OPS.add("triangular_solve")
+JVP_RULES["tridiagonal_solve"] = _tridiagonal_solve_jvp
+TRANSPOSE_RULES["tridiagonal_solve"] = _tridiagonal_solve_transpose
+LINEAR_OPS.update({"triangular_solve", "tridiagonal_solve"})

@@ -1,6 +1,8 @@
-"""Batching rules of ``cholesky``, ``lu``, ``eigh``, ``eig``, ``svd``, ``qr`` and ``triangular_solve``, ports of
-JAX's: the primitives take leading batch dimensions, so ``expand_dims_batcher`` moves the batch axis to the front;
-``_triangular_solve_batching_rule`` folds a batch of right-hand sides into the columns (rows) of one when the matrix is shared."""
+"""Batching rules of ``cholesky``, ``lu``, ``lu_pivots_to_permutation``, ``eigh``, ``eig``, ``svd``, ``qr``,
+``triangular_solve`` and ``tridiagonal_solve``, ports of JAX's: the primitives take leading batch dimensions, so
+``expand_dims_batcher`` moves the batch axis to the front; ``_triangular_solve_batching_rule``
+(``_tridiagonal_solve_batching_rule``) folds a batch of right-hand sides into the columns (rows) of one when the matrix
+is shared."""
 from __future__ import annotations
 
 from .batch import BATCH_RULES
@@ -33,10 +35,26 @@ def _triangular_solve_batch(b, args, dims, *, left_side, **params):
     return [b.reshape(out, new_sizes=shape, dimensions=None)], [out_dim]
 
 
+def _tridiagonal_solve_batch(b, args, dims, *, perturb_singular):
+    """JAX's ``_tridiagonal_solve_batching_rule``: with the diagonals shared, the batch of right-hand sides
+    becomes more columns of one."""
+    if any(d is not None for d in dims[:3]):
+        return _leading_batch(b, args, dims, perturb_singular=perturb_singular)
+    *diagonals, y = args
+    nd = len(aval(y).shape)
+    y = b.moveaxis(y, dims[3], nd - 2)
+    shape = aval(y).shape
+    flat = b.reshape(y, new_sizes=shape[:-3] + (shape[-3], shape[-2] * shape[-1]), dimensions=None)
+    out = b.tridiagonal_solve(*diagonals, flat, perturb_singular=perturb_singular)
+    return [b.reshape(out, new_sizes=shape, dimensions=None)], [nd - 2]
+
+
 BATCH_RULES["cholesky"] = _leading_batch
 BATCH_RULES["lu"] = _leading_batch
+BATCH_RULES["lu_pivots_to_permutation"] = _leading_batch
 BATCH_RULES["eigh"] = _leading_batch
 BATCH_RULES["eig"] = _leading_batch
 BATCH_RULES["svd"] = _leading_batch
 BATCH_RULES["qr"] = _leading_batch
 BATCH_RULES["triangular_solve"] = _triangular_solve_batch
+BATCH_RULES["tridiagonal_solve"] = _tridiagonal_solve_batch

@@ -28,7 +28,8 @@ def _is_complex(x) -> bool:
 defjvp_zero("sign", "floor", "ceil", "round", "is_finite", "not", "and", "or", "xor", "population_count", "clz",
             "shift_left", "shift_right_arithmetic", "shift_right_logical", "eq", "ne", "lt", "le", "gt", "ge",
             "eq_to", "le_to", "lt_to", "argmax", "argmin", "bitcast_convert_type", "iota", "empty", "empty2",
-            "platform_index", "stop_gradient", "reduce_and", "reduce_or", "reduce_xor", "threefry2x32")
+            "platform_index", "stop_gradient", "reduce_and", "reduce_or", "reduce_xor", "threefry2x32",
+            "lu_pivots_to_permutation")
 
 # --- linear -----------------------------------------------------------------------------------------
 

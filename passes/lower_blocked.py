@@ -221,6 +221,33 @@ def _lu(ctx, x):
     return [_from_stack(e, a, out), e.reshape(pivots, pivots_aval.shape), e.reshape(perm, perm_aval.shape)]
 
 
+@lowering("lu_pivots_to_permutation")
+def _lu_pivots_to_permutation(ctx, pivots, *, permutation_size):
+    """JAX's ``_generic_lu_pivots_to_permutation``: the swaps applied to an iota in a loop, a step a pivot, with
+    the NumPy rule's treatment of pivots out of range."""
+    (out,) = ctx.result_avals
+    e = _Linalg(ctx.loc, ctx.ip)
+    k, m = _shape(pivots)[-1], permutation_size
+    if out.size == 0 or k == 0:
+        return [e.iota(out.shape, out.ndim - 1)]
+    batch = out.size // m
+    swaps = e.reshape(pivots, (batch, k))
+    zero = e.const(0, _I32)
+
+    def step(s, i, state):
+        (perm,) = state
+        cols, at = s.iota((batch, m), 1), lambda v: s.bcast(v, (batch, m), (0,))  # noqa: E731
+        j = s.slice(swaps, [zero, i], [batch, None])
+        j = s.select(s.cmp(j, s.zeros_like(j), "LT"), s.add(j, s.const(m, _I32, (batch,))), j)
+        nearest = s.same("stablehlo.clamp", s.zeros_like(j), j, s.const(m - 1, _I32, (batch,)))
+        x = s.slice(perm, [zero, i], [batch, None])
+        y = s.masked_sum(s.cmp(cols, at(nearest), "EQ"), perm, 1)
+        perm = s.select(s.cmp(cols, s.at(i, (batch, m)), "EQ"), at(y), perm)
+        return [s.select(s.cmp(cols, at(j), "EQ"), at(x), perm)]
+
+    perm = e.fori(k, [e.iota((batch, m), 1)], step)[0]
+    return [e.reshape(perm, out.shape)]
+
 def _cholesky_panel(s, state, start, width):
     """Columns ``start .. start + width`` of the lower factor (one reduce and one elementwise update a column),
     then the trailing matrix less their product with their adjoint."""

@@ -923,5 +923,6 @@ from . import lower_sort  # noqa: E402,F401  (fills LOWERINGS with sort and top_
 from . import lower_fft  # noqa: E402,F401  (fills LOWERINGS with fft)
 from . import lower_decompositions  # noqa: E402,F401  (fills LOWERINGS with eigh, svd and qr)
 from . import lower_blocked  # noqa: E402,F401  (fills LOWERINGS with lu, cholesky and triangular_solve)
+from . import lower_tridiagonal  # noqa: E402,F401  (fills LOWERINGS with tridiagonal_solve)
 from . import lower_special  # noqa: E402,F401  (fills LOWERINGS with igamma, betainc, the Bessel functions, zeta, ...)
 from . import lower_callbacks  # noqa: E402,F401  (fills LOWERINGS with the host callbacks)

@@ -1,7 +1,7 @@
-"""The linear-algebra primitives (``cholesky``, ``triangular_solve``, ``lu``) and ``jnp.linalg`` /
-``scipy.linalg`` on them, against JAX: values eagerly (NumPy rules) and under ``irax.jit`` (IREE's while loops),
-batched, empty and 1x1 matrices, NaN where JAX gives NaN, ``make_jaxpr`` text, gradients (``check_grads`` and
-``jax.grad``), vmap against stacking, JAX's errors, and a Gaussian-process posterior as one program.
+"""The linear-algebra primitives (``cholesky``, ``triangular_solve``, ``lu``, ``lu_pivots_to_permutation``) and
+``jnp.linalg`` / ``scipy.linalg`` on them, against JAX: values eagerly (NumPy rules) and under ``irax.jit`` (IREE's
+while loops), batched, empty and 1x1 matrices, NaN where JAX gives NaN, ``make_jaxpr`` text, gradients (``check_grads``
+and ``jax.grad``), vmap against stacking, JAX's errors, and a Gaussian-process posterior as one program.
 """
 from __future__ import annotations
 
@@ -92,6 +92,12 @@ CASES = [
     ("lu_tall", "lax", lambda m, x: m.lu(x), (R34.T.copy(),)),
     ("lu_singular", "lax", lambda m, x: m.lu(x), (SINGULAR,)),
     ("lu_empty", "lax", lambda m, x: m.lu(x), (E0,)),
+    ("lu_pivots_to_permutation", "lax", lambda m, p, q: (m.lu_pivots_to_permutation(p, 5),
+                                                         m.lu_pivots_to_permutation(q, 3)),
+     (np.array([[2, -1, 7, 3], [0, 1, 2, 3]], np.int32), np.array([-7, 3, 0], np.int32))),
+    ("lu_pivots_to_permutation_empty", "lax", lambda m, p, q: (m.lu_pivots_to_permutation(p, 2),
+                                                               m.lu_pivots_to_permutation(q, 0)),
+     (np.zeros((3, 0), np.int32), np.zeros((0, 0), np.int32))),
     ("jnp_cholesky_upper", "jnp", lambda m, x: m.linalg.cholesky(x, upper=True), (S3B,)),
     ("solve", "jnp", lambda m, a, b: m.linalg.solve(a, b), (A4, B42)),
     ("solve_vector", "jnp", lambda m, a, b: m.linalg.solve(a, b), (A4, V4)),
@@ -205,6 +211,9 @@ TEXT_CASES = [
     ("cho_factor", "scipy", lambda m, x: m.cho_factor(x), (S4,)),
     ("cho_solve", "scipy", lambda m, a, b: m.cho_solve((a, True), b), (L4, B42)),
     ("lu_factor", "scipy", lambda m, x: m.lu_factor(x), (A4,)),
+    ("lu_solve", "scipy", lambda m, x, b: m.lu_solve(m.lu_factor(x), b), (A3B, B3B)),
+    ("lu_pivots_to_permutation", "lax", lambda m, p: _vmap(m)(lambda q: m.lu_pivots_to_permutation(q, 4))(p),
+     (np.zeros((2, 3), np.int32),)),
     ("vmap_triangular_solve_shared_a", "lax", lambda m, a, b: _vmap(m)(
         lambda b: m.triangular_solve(a, b, left_side=True, lower=True))(b), (L4, np.stack([B42] * 3))),
     ("vmap_cholesky", "lax", lambda m, x: _vmap(m)(m.cholesky)(x), (S3B,)),
@@ -337,6 +346,9 @@ ERROR_CASES = [
     ("ts_mismatch", lambda m, lx: lx.linalg.triangular_solve(L4, B42, left_side=False)),
     ("ts_dtypes", lambda m, lx: lx.linalg.triangular_solve(L4, B42.astype(np.int32), left_side=True)),
     ("lu_rank1", lambda m, lx: lx.linalg.lu(V4)),
+    ("pivots_scalar", lambda m, lx: lx.linalg.lu_pivots_to_permutation(np.int32(1), 3)),
+    ("pivots_float", lambda m, lx: lx.linalg.lu_pivots_to_permutation(V4, 4)),
+    ("pivots_too_many", lambda m, lx: lx.linalg.lu_pivots_to_permutation(np.zeros(3, np.int32), 2)),
     ("solve_shapes", lambda m, lx: m.linalg.solve(A4, R34)),
     ("solve_1d", lambda m, lx: m.linalg.solve(V4, V4)),
     ("inv_not_square", lambda m, lx: m.linalg.inv(R34)),

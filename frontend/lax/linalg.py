@@ -1,5 +1,5 @@
 """``irax.lax.linalg`` (``jax.lax.linalg``): the decompositions ``cholesky``, ``lu``, ``eigh``, ``svd`` and ``qr``
-and ``triangular_solve``,
+and ``triangular_solve`` and ``tridiagonal_solve``,
 binding the primitives with JAX 0.10's names and parameters, and JAX's wrappers around them (symmetrizing,
 masking a triangle, vector right-hand sides) so that ``make_jaxpr`` prints JAX's text; and ``qdwh``, JAX's polar
 decomposition written on ``qr`` and ``cholesky``."""
@@ -16,7 +16,7 @@ from . import add, broadcast, broadcasted_iota, conj, div, expand_dims, full_lik
 from ._scalars import as_operand
 
 __all__ = ["EigImplementation", "EighImplementation", "SvdAlgorithm", "cholesky", "eig", "eigh", "lu", "qdwh", "qr",
-           "svd", "triangular_solve"]
+           "lu_pivots_to_permutation", "svd", "triangular_solve", "tridiagonal_solve"]
 
 
 def _T(x):
@@ -57,6 +57,11 @@ def lu(x):
     return tuple(bind("lu", as_operand(x)))
 
 
+def lu_pivots_to_permutation(pivots, permutation_size: int):
+    """The permutation (int32, ``[..., permutation_size]``) that the row swaps ``pivots`` of ``lu`` make."""
+    return bind1("lu_pivots_to_permutation", as_operand(pivots), permutation_size=permutation_size)
+
+
 def triangular_solve(a, b, *, left_side: bool = False, lower: bool = False, transpose_a: bool = False,
                      conjugate_a: bool = False, unit_diagonal: bool = False):
     """Solves ``op(a) x = b`` (``left_side``) or ``x op(a) = b`` for triangular ``a``; ``b`` one dimension short
@@ -71,6 +76,13 @@ def triangular_solve(a, b, *, left_side: bool = False, lower: bool = False, tran
     if singleton:
         out = squeeze(out, (out.ndim - 1,) if left_side else (out.ndim - 2,))
     return out
+
+
+def tridiagonal_solve(dl, d, du, b, *, perturb_singular: bool = False):
+    """Solves ``T x = b`` for the tridiagonal ``T`` with ``T[i, i-1] = dl[i]``, ``T[i, i] = d[i]`` and
+    ``T[i, i+1] = du[i]`` (``dl[0]`` and ``du[-1]`` unread), ``b`` of shape ``[..., m, k]``. A singular system
+    gives NaN, or with ``perturb_singular`` a finite answer from perturbed pivots (as inverse iteration needs)."""
+    return bind1("tridiagonal_solve", *map(as_operand, (dl, d, du, b)), perturb_singular=bool(perturb_singular))
 
 
 def _index_range(subset_by_index):

@@ -2,9 +2,7 @@
 ``triangular_solve``, ``eigh``, ``svd`` and ``qr`` primitives, staged under JAX's names
 (``jit[name=_solve_triangular]``).
 
-JAX's ``lu_solve`` turns the pivots into a permutation with the ``lu_pivots_to_permutation`` primitive; here that
-is a ``fori_loop`` of swaps (the same permutation, a different jaxpr). Likewise ``qr_multiply`` multiplies by the
-``Q`` of ``qr`` where JAX applies ``geqrf``'s reflectors with ``ormqr``.
+``qr_multiply`` multiplies by the ``Q`` of ``qr`` where JAX applies ``geqrf``'s reflectors with ``ormqr``.
 
 Not here, for want of a primitive: ``schur``, ``hessenberg``, and ``sqrtm``, ``funm`` and ``solve_sylvester``,
 which start from a Schur form.
@@ -129,28 +127,13 @@ def lu_factor(a, overwrite_a=False, check_finite=True):
     return lu_, pivots
 
 
-def lu_pivots_to_permutation(pivots, permutation_size):
-    """The permutation the row swaps ``pivots`` make of ``range(permutation_size)`` (swap i with pivots[i], in
-    order)."""
-    batch, k = pivots.shape[:-1], pivots.shape[-1]
-    iota = lax.broadcasted_iota(np.int32, batch + (permutation_size,), len(batch))
-    if permutation_size == 0 or k == 0:
-        return iota
-
-    def swap(i, perm):
-        j = pivots[..., i, None]
-        x, y = perm[..., i, None], jnp.take_along_axis(perm, j, axis=-1)
-        return jnp.where(iota == i, y, jnp.where(iota == j, x, perm))
-    return lax.fori_loop(np.int32(0), np.int32(k), swap, iota)
-
-
 @staged_as("lu_solve", static_argnames=("trans", "overwrite_b", "check_finite"))
 def lu_solve(lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True):
     """Solves ``a x = b`` (``trans`` 1: ``a^T``, 2: ``a^H``) given ``lu_factor(a)``."""
     del overwrite_b, check_finite
     lu_, pivots = lu_and_piv
     lu_, b = promote_dtypes_inexact(jnp.asarray(lu_), jnp.asarray(b))
-    perm = lu_pivots_to_permutation(jnp.asarray(pivots), lu_.shape[-2])
+    perm = lax_linalg.lu_pivots_to_permutation(jnp.asarray(pivots), lu_.shape[-2])
     vector = _batched_1d("lu_solve", lu_, b)
     return _vectorized(lambda l, x: _lu_solve(l, perm, x, trans), lu_, b, vector)
 
@@ -866,8 +849,8 @@ def eigh_tridiagonal(d, e, *, eigvals_only=False, select="a", select_range=None,
     """Eigenvalues (ascending) of the symmetric tridiagonal matrix with diagonal ``d`` and off-diagonal ``e``, by
     bisection on Sturm counts, all in parallel; ``select='i'`` keeps indices ``select_range[0]..[1]``.
 
-    Eigenvectors (inverse iteration in JAX) need the ``tridiagonal_solve`` primitive, which irax lacks: only
-    ``eigvals_only=True`` (or ``n <= 1``) is supported.
+    Eigenvectors (the columns of the second result) by inverse iteration from random vectors drawn with ``key``
+    (``random.key(42)`` by default), as JAX's.
     """
     if not eigvals_only and key is None:
         key = irax.random.key(42)
@@ -936,5 +919,73 @@ def eigh_tridiagonal(d, e, *, eigvals_only=False, select="a", select_range=None,
     _, _, mid, _ = lax.while_loop(cond, body, (0, lower, mid, upper))
     if eigvals_only:
         return mid
-    raise NotImplementedError("eigh_tridiagonal's eigenvectors (inverse iteration) need the tridiagonal_solve "
-                              "primitive, which irax lacks: pass eigvals_only=True")
+    return mid, _tridiagonal_eigenvectors(alpha, beta, mid, key).T
+
+
+def _close_eigenvalue_clusters(eigvals):
+    """Starts and ends (padded to ``k // 2 + 1``) of the runs of eigenvalues closer than ``sqrt(eps)`` times the
+    largest, and their number: their eigenvectors are orthogonalized against each other. Assumes ascending
+    eigenvalues."""
+    k = eigvals.shape[0]
+    gap = eigvals[1:] - eigvals[:-1]
+    eps = np.finfo(eigvals.dtype).eps
+    t_norm = jnp.maximum(jnp.abs(eigvals[0]), jnp.abs(eigvals[-1]))
+    gaptol = jnp.sqrt(eps) * t_norm
+    close = gap < gaptol
+    left_neighbor_close = jnp.pad(close, (1, 0), constant_values=False)
+    right_neighbor_close = jnp.pad(close, (0, 1), constant_values=False)
+    ortho_interval_start = jnp.logical_and(jnp.logical_not(left_neighbor_close), right_neighbor_close)
+    ortho_interval_end = jnp.logical_and(left_neighbor_close, jnp.logical_not(right_neighbor_close))
+    max_clusters = k // 2 + 1
+    starts = jnp.nonzero(ortho_interval_start, size=max_clusters)[0]
+    ends = jnp.nonzero(ortho_interval_end, size=max_clusters)[0] + 1
+    return starts, ends, jnp.sum(ortho_interval_start)
+
+
+def _tridiagonal_eigenvectors(alpha, beta, eigvals, key):
+    """JAX's inverse iteration: from random unit vectors, all ``k`` systems ``(T - eigvals[i] I) x = v[i]`` solved
+    at once (``tridiagonal_solve`` with perturbed pivots, the shifted matrices being singular), normalized and the
+    clusters' vectors orthonormalized by QR, until the norms stop growing by 10 % or after LAPACK's ``xSTEIN`` five
+    steps."""
+    n, k = alpha.shape[0], eigvals.shape[0]
+    dl = jnp.pad(jnp.conj(beta), (1, 0))
+    du = jnp.pad(beta, (0, 1))
+    starts, ends, num_clusters = _close_eigenvalue_clusters(eigvals)
+    arange_k = jnp.arange(k)
+    solve_dtype = np.result_type(alpha.dtype, beta.dtype)
+    base_dtype = np.finfo(solve_dtype).dtype
+    v = irax.random.normal(key, (k, n), dtype=base_dtype).astype(solve_dtype)
+    v = v / jnp.linalg.norm(v, axis=-1, keepdims=True).astype(solve_dtype)
+
+    def orthogonalize_cluster(i, ev):
+        start, end = starts[i], ends[i]
+        mask = (arange_k < end - start).astype(ev.dtype)
+        v_block = lax.dynamic_slice(jnp.pad(ev, ((0, k), (0, 0))), (start, 0), (k, n)) * mask[:, None]
+        q, _ = jnp_linalg.qr(v_block.T)
+        update = lax.dynamic_update_slice(jnp.zeros((2 * k, n), dtype=ev.dtype), q.T * mask[:, None],
+                                          (start, 0))[:k, :]
+        is_in_cluster = (arange_k >= start) & (arange_k < end)
+        return jnp.where(is_in_cluster[:, None], update, ev)
+
+    alpha_shifted = alpha[None, :] - eigvals[:, None]
+    dl_batched = jnp.broadcast_to(dl[None, :], (k, n))
+    du_batched = jnp.broadcast_to(du[None, :], (k, n))
+
+    def inverse_iteration_step(state):
+        i, v, nrm_v, nrm_v_old = state
+        v_new = lax_linalg.tridiagonal_solve(dl_batched.astype(solve_dtype), alpha_shifted.astype(solve_dtype),
+                                             du_batched.astype(solve_dtype), v[:, :, None].astype(solve_dtype),
+                                             perturb_singular=True)
+        v_new = jnp.squeeze(v_new, axis=-1)
+        nrm_v_new = jnp.linalg.norm(v_new, axis=-1, keepdims=True)
+        v_new = v_new / nrm_v_new.astype(v_new.dtype)
+        nrm_v_new = jnp.squeeze(nrm_v_new, axis=-1)
+        v_new = lax.fori_loop(0, num_clusters, orthogonalize_cluster, v_new)
+        return i + 1, v_new, nrm_v_new, nrm_v
+
+    def continue_iteration(state):
+        i, _, nrm_v, nrm_v_old = state
+        return jnp.logical_and(i < 5, jnp.any(nrm_v >= 1.1 * nrm_v_old))
+
+    init = (0, v, jnp.ones(k, dtype=eigvals.dtype), jnp.zeros(k, dtype=eigvals.dtype))
+    return lax.while_loop(continue_iteration, inverse_iteration_step, init)[1]
