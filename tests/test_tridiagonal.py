@@ -100,7 +100,13 @@ def _directions(x):
     return x * np.conj(big / np.abs(big))
 
 
-@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
+# Compiled for a subset (each case is a module of its own: a few seconds of IREE's time).
+JIT_CASES = [c for c in CASES if c[0] in {"batched", "two_rows", "one_row", "no_rows", "needs_interchange",
+                                          "singular_is_nan", "perturbed_shifted", "perturbed_one_row",
+                                          "perturbed_complex"}]
+
+
+@pytest.mark.parametrize("case", JIT_CASES, ids=[c[0] for c in JIT_CASES])
 def test_jit_matches_eager(case):
     name, args, perturb = case
     got, want = irax.jit(_solve(perturb))(*args), _solve(perturb)(*args)
@@ -246,8 +252,10 @@ def test_eigh_tridiagonal_eigenvectors(case):
     theirs = dict(kw, key=jax.random.key(kw["key"])) if "key" in kw else kw
     w_want, v_want = jsl.eigh_tridiagonal(d, e, **theirs)
     t = _tridiagonal(np.real(d) if np.iscomplexobj(d) else d, e)
-    for w, v in (isl.eigh_tridiagonal(d, e, **mine),
-                 irax.jit(lambda d, e: isl.eigh_tridiagonal(d, e, **mine))(d, e)):
+    results = [isl.eigh_tridiagonal(d, e, **mine)]
+    if name in ("n8", "hermitian"):  # compiled for two cases: the bisection and inverse iteration take seconds
+        results.append(irax.jit(lambda d, e: isl.eigh_tridiagonal(d, e, **mine))(d, e))
+    for w, v in results:
         w, v = np.asarray(w), np.asarray(v)
         assert w.dtype == w_want.dtype and v.shape == v_want.shape and v.dtype == v_want.dtype
         np.testing.assert_allclose(w, w_want, atol=1e-5)
