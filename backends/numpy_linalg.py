@@ -1,7 +1,7 @@
-"""NumPy rules of ``cholesky``, ``triangular_solve``, ``lu`` and ``lu_pivots_to_permutation``: the unblocked column and
-row loops whose pivot choices and special values the blocked StableHLO lowerings (``passes/lower_blocked.py``) keep, so
-that eager and jitted results agree to rounding, written with NumPy alone (LAPACK's answers through SciPy would tie irax
-to it).
+"""NumPy rules of ``cholesky``, ``triangular_solve``, ``lu``, ``lu_pivots_to_permutation`` and
+``symmetric_product``: the unblocked column and row loops whose pivot choices and special values the blocked StableHLO
+lowerings (``passes/lower_blocked.py``) keep, so that eager and jitted results agree to rounding, written with NumPy
+alone (LAPACK's answers through SciPy would tie irax to it).
 
 Every rule flattens the batch dimensions into one and works on stacks of matrices. Half-precision operands are computed
 in float32, as the lowerings do.
@@ -119,7 +119,16 @@ def lu_pivots_to_permutation(pivots, *, permutation_size):
     return perm.reshape(tuple(batch) + (m,))
 
 
+def symmetric_product(a, c, *, alpha, beta):
+    """JAX's generic lowering: ``alpha * (a @ a^T) + beta * c``, the whole matrix (not only the lower triangle that
+    syrk guarantees); half precision rounded after the product and after each operation, as XLA's."""
+    a2 = _stack(a)
+    product = (a2 @ np.swapaxes(a2, -1, -2)).reshape(c.shape).astype(c.dtype)
+    return np.asarray(alpha, c.dtype) * product + np.asarray(beta, c.dtype) * c
+
+
 RULES["cholesky"] = cholesky
 RULES["triangular_solve"] = triangular_solve
 RULES["lu"] = lu
 RULES["lu_pivots_to_permutation"] = lu_pivots_to_permutation
+RULES["symmetric_product"] = symmetric_product

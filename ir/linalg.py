@@ -1,7 +1,7 @@
-"""Shape rules of the linear-algebra primitives (``cholesky``, ``triangular_solve``, ``tridiagonal_solve``, ``lu``,
-``lu_pivots_to_permutation``, ``eigh``, ``eig``, ``svd``, ``qr``), as JAX's ``linalg_primitive`` checks them: every
-operand a batch of matrices (or vectors) with the same leading batch dimensions, its dtype floating or complex (int32
-pivots), the same errors for a wrong rank or a non-square matrix."""
+"""Shape rules of the linear-algebra primitives (``cholesky``, ``triangular_solve``, ``tridiagonal_solve``,
+``symmetric_product``, ``lu``, ``lu_pivots_to_permutation``, ``eigh``, ``eig``, ``svd``, ``qr``), as JAX's
+``linalg_primitive`` checks them: every operand a batch of matrices (or vectors) with the same leading batch
+dimensions, its dtype floating or complex (int32 pivots), the same errors for a wrong rank or a non-square matrix."""
 from __future__ import annotations
 
 import numpy as np
@@ -52,15 +52,30 @@ def triangular_solve(name, avals_in, *, left_side, lower, transpose_a, conjugate
 def tridiagonal_solve(name, avals_in, *, perturb_singular):
     b = avals_in[-1]
     _, (dl_shape, d_shape, du_shape, b_shape) = _batch_and_dims(name, avals_in, (1, 1, 1, 2))
-    if any(a.dtype != b.dtype for a in avals_in):
-        raise TypeError(f"lax.{name} requires arguments to have the same dtypes, got "
-                        f"{', '.join(a.dtype.name for a in avals_in)}.")
+    _same_dtypes(name, avals_in)
     if dl_shape != d_shape or dl_shape != du_shape:
         raise TypeError(f"{name} requires that all diagonal arguments have the same shape.")
     if dl_shape != b_shape[:-1]:
         raise TypeError(f"{name} requires that the leading ndim-1 dimensions of b equal the dimensions of the "
                         "diagonal arguments.")
     return [ShapedArray(b.shape, b.dtype, _all_weak(avals_in))]
+
+
+def symmetric_product(name, avals_in, *, alpha, beta):
+    _, (a_shape, c_shape) = _batch_and_dims(name, avals_in, (2, 2), (np.floating,))
+    _same_dtypes(name, avals_in)
+    if a_shape[0] != c_shape[1] or c_shape[0] != c_shape[1]:
+        raise ValueError("symmetric_update expects a rectangular matrix of shape (m, n) and a square matrix of shape "
+                         f"(n, n). Got shapes {a_shape} and {c_shape}.")
+    c = avals_in[1]
+    return [ShapedArray(c.shape, c.dtype, _all_weak(avals_in))]
+
+
+def _same_dtypes(name, avals_in):
+    """JAX's message for the linear-algebra primitives' operands of different dtypes."""
+    if any(a.dtype != avals_in[0].dtype for a in avals_in):
+        raise TypeError(f"lax.{name} requires arguments to have the same dtypes, got "
+                        f"{', '.join(a.dtype.name for a in avals_in)}.")
 
 
 def lu(name, avals_in):

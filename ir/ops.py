@@ -261,6 +261,8 @@ declare("triangular_solve", 2, LA.triangular_solve, *(Param(_p, P.BOOL) for _p i
 declare("tridiagonal_solve", 4, LA.tridiagonal_solve, Param("perturb_singular", P.BOOL),
         doc="Solves T x = b for the tridiagonal T of each (dl, d, du): elimination with row interchanges (tiny "
             "pivots perturbed if perturb_singular, else all NaN where a pivot is zero).")
+declare("symmetric_product", 2, LA.symmetric_product, Param("alpha", P.SCALAR), Param("beta", P.SCALAR),
+        doc="alpha a a^T + beta c for each matrix a and square c (JAX's syrk).")
 declare("lu", 1, LA.lu, doc="LU decomposition with partial pivoting: L (unit diagonal implied) and U in one matrix, "
         "the row swaps and the permutation (int32).")
 declare("lu_pivots_to_permutation", 1, LA.lu_pivots_to_permutation, Param("permutation_size", P.INT),

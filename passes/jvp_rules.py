@@ -142,7 +142,8 @@ def _raising(message):
     return rule
 
 
-JVP_RULES["nextafter"] = _raising("Differentiation rule for 'nextafter' not implemented")
+for _name in ("nextafter", "symmetric_product"):
+    JVP_RULES[_name] = _raising(f"Differentiation rule for '{_name}' not implemented")
 
 # --- special functions (``jax/_src/lax/special.py``) ---------------------------------------------------
 

@@ -248,6 +248,17 @@ def _lu_pivots_to_permutation(ctx, pivots, *, permutation_size):
     perm = e.fori(k, [e.iota((batch, m), 1)], step)[0]
     return [e.reshape(perm, out.shape)]
 
+@lowering("symmetric_product")
+def _symmetric_product(ctx, a, c, *, alpha, beta):
+    """JAX's generic lowering, ``alpha * (a @ a^T) + beta * c``: the whole matrix (the product of half-precision
+    matrices computed in float32, then rounded)."""
+    (out,) = ctx.result_avals
+    e = _Linalg(ctx.loc, ctx.ip)
+    a = _as_stack(e, a)
+    batch, m, _ = _shape(a)
+    product = _from_stack(e, e.dot(a, a, (2, 2), (batch, m, m)), out)
+    return [e.add(e.mul(e.const(alpha, out.dtype, out.shape), product), e.mul(e.const(beta, out.dtype, out.shape), c))]
+
 def _cholesky_panel(s, state, start, width):
     """Columns ``start .. start + width`` of the lower factor (one reduce and one elementwise update a column),
     then the trailing matrix less their product with their adjoint."""

@@ -1,7 +1,8 @@
-"""The linear-algebra primitives (``cholesky``, ``triangular_solve``, ``lu``, ``lu_pivots_to_permutation``) and
-``jnp.linalg`` / ``scipy.linalg`` on them, against JAX: values eagerly (NumPy rules) and under ``irax.jit`` (IREE's
-while loops), batched, empty and 1x1 matrices, NaN where JAX gives NaN, ``make_jaxpr`` text, gradients (``check_grads``
-and ``jax.grad``), vmap against stacking, JAX's errors, and a Gaussian-process posterior as one program.
+"""The linear-algebra primitives (``cholesky``, ``triangular_solve``, ``lu``, ``lu_pivots_to_permutation``,
+``symmetric_product``) and ``jnp.linalg`` / ``scipy.linalg`` on them, against JAX: values eagerly (NumPy rules) and
+under ``irax.jit`` (IREE's while loops), batched, empty and 1x1 matrices, NaN where JAX gives NaN, ``make_jaxpr``
+text, gradients (``check_grads`` and ``jax.grad``), vmap against stacking, JAX's errors, and a Gaussian-process
+posterior as one program.
 """
 from __future__ import annotations
 
@@ -98,6 +99,10 @@ CASES = [
     ("lu_pivots_to_permutation_empty", "lax", lambda m, p, q: (m.lu_pivots_to_permutation(p, 2),
                                                                m.lu_pivots_to_permutation(q, 0)),
      (np.zeros((3, 0), np.int32), np.zeros((0, 0), np.int32))),
+    ("symmetric_product", "lax", lambda m, a, c, ah, ch: (
+        m.symmetric_product(a, c, alpha=2.0, beta=0.5), m.symmetric_product(a, c, symmetrize_output=True),
+        m.symmetric_product(ah, ch, alpha=-1.5)),
+     (A3B[..., :2], A3B, A4.astype(np.float16), S4.astype(np.float16))),
     ("jnp_cholesky_upper", "jnp", lambda m, x: m.linalg.cholesky(x, upper=True), (S3B,)),
     ("solve", "jnp", lambda m, a, b: m.linalg.solve(a, b), (A4, B42)),
     ("solve_vector", "jnp", lambda m, a, b: m.linalg.solve(a, b), (A4, V4)),
@@ -214,6 +219,9 @@ TEXT_CASES = [
     ("lu_solve", "scipy", lambda m, x, b: m.lu_solve(m.lu_factor(x), b), (A3B, B3B)),
     ("lu_pivots_to_permutation", "lax", lambda m, p: _vmap(m)(lambda q: m.lu_pivots_to_permutation(q, 4))(p),
      (np.zeros((2, 3), np.int32),)),
+    ("symmetric_product", "lax", lambda m, a, c: m.symmetric_product(a, c, alpha=2.0, beta=0.5,
+                                                                     symmetrize_output=True), (A3B[..., :2], A3B)),
+    ("vmap_symmetric_product", "lax", lambda m, a, c: _vmap(m)(m.symmetric_product)(a, c), (A3B[..., :2], A3B)),
     ("vmap_triangular_solve_shared_a", "lax", lambda m, a, b: _vmap(m)(
         lambda b: m.triangular_solve(a, b, left_side=True, lower=True))(b), (L4, np.stack([B42] * 3))),
     ("vmap_cholesky", "lax", lambda m, x: _vmap(m)(m.cholesky)(x), (S3B,)),
@@ -349,6 +357,9 @@ ERROR_CASES = [
     ("pivots_scalar", lambda m, lx: lx.linalg.lu_pivots_to_permutation(np.int32(1), 3)),
     ("pivots_float", lambda m, lx: lx.linalg.lu_pivots_to_permutation(V4, 4)),
     ("pivots_too_many", lambda m, lx: lx.linalg.lu_pivots_to_permutation(np.zeros(3, np.int32), 2)),
+    ("symmetric_product_shapes", lambda m, lx: lx.linalg.symmetric_product(R34, A4)),
+    ("symmetric_product_complex", lambda m, lx: lx.linalg.symmetric_product(C3B, C3B)),
+    ("symmetric_product_dtypes", lambda m, lx: lx.linalg.symmetric_product(A4, S4.astype(np.float16))),
     ("solve_shapes", lambda m, lx: m.linalg.solve(A4, R34)),
     ("solve_1d", lambda m, lx: m.linalg.solve(V4, V4)),
     ("inv_not_square", lambda m, lx: m.linalg.inv(R34)),
@@ -372,6 +383,12 @@ def test_errors_as_jax(case):
         fn(jnp, jax.lax)
     with pytest.raises(theirs.type):
         fn(inp, ilax)
+
+
+def test_symmetric_product_is_not_differentiable_as_in_jax():
+    for api, lx in ((jax, jax.lax), (irax, ilax)):
+        with pytest.raises(NotImplementedError, match="Differentiation rule for 'symmetric_product' not implemented"):
+            api.grad(lambda a: lx.linalg.symmetric_product(a, S4).sum())(A4)
 
 
 # --- a whole program ---------------------------------------------------------------------------------------------

@@ -16,7 +16,7 @@ from . import add, broadcast, broadcasted_iota, conj, div, expand_dims, full_lik
 from ._scalars import as_operand
 
 __all__ = ["EigImplementation", "EighImplementation", "SvdAlgorithm", "cholesky", "eig", "eigh", "lu", "qdwh", "qr",
-           "lu_pivots_to_permutation", "svd", "triangular_solve", "tridiagonal_solve"]
+           "lu_pivots_to_permutation", "svd", "symmetric_product", "triangular_solve", "tridiagonal_solve"]
 
 
 def _T(x):
@@ -60,6 +60,16 @@ def lu(x):
 def lu_pivots_to_permutation(pivots, permutation_size: int):
     """The permutation (int32, ``[..., permutation_size]``) that the row swaps ``pivots`` of ``lu`` make."""
     return bind1("lu_pivots_to_permutation", as_operand(pivots), permutation_size=permutation_size)
+
+
+def symmetric_product(a_matrix, c_matrix, *, alpha: float = 1., beta: float = 0., symmetrize_output: bool = False):
+    """``alpha * a a^T + beta * c`` (``[..., m, m]``); only its lower triangle is promised, unless
+    ``symmetrize_output`` mirrors it into the upper one."""
+    result = bind1("symmetric_product", as_operand(a_matrix), as_operand(c_matrix), alpha=alpha, beta=beta)
+    if symmetrize_output:
+        upper_half = transpose(_tril(result, k=-1), (*range(result.ndim - 2), result.ndim - 1, result.ndim - 2))
+        result = add(_tril(result, k=0), upper_half)
+    return result
 
 
 def triangular_solve(a, b, *, left_side: bool = False, lower: bool = False, transpose_a: bool = False,
