@@ -15,6 +15,16 @@ from irax.ir.shapes import issubdtype
 from .numpy_rules import RULES, _widen
 
 
+LAPACK_DTYPES = tuple(map(np.dtype, (np.float32, np.float64, np.complex64, np.complex128)))
+
+
+def check_lapack_dtype(dtype):
+    """JAX's CPU lowerings of ``tridiagonal_solve`` and ``householder_product`` call LAPACK (or jaxlib kernels)
+    for these four dtypes only."""
+    if np.dtype(dtype) not in LAPACK_DTYPES:
+        raise NotImplementedError(f"Unsupported dtype {np.dtype(dtype)}.")
+
+
 def _stack(x):
     """``x`` as a stack of matrices (batch dimensions flattened), in its computing dtype."""
     x = _widen(x)
@@ -127,8 +137,28 @@ def symmetric_product(a, c, *, alpha, beta):
     return np.asarray(alpha, c.dtype) * product + np.asarray(beta, c.dtype) * c
 
 
+def householder_reflector(a, i):
+    """Column ``i`` of the stack ``a`` as the vector of its reflector: zero above row i, one at it, ``a`` below."""
+    rows = np.arange(a.shape[1])[None, :]
+    return np.where(rows > i, a[:, :, i], (rows == i).astype(a.dtype))
+
+
+def householder_product(a, taus):
+    """``H_0 H_1 ... H_{k-1}`` applied to the first n columns of the identity, the last reflector first."""
+    check_lapack_dtype(a.dtype)
+    stack = _stack(a)
+    batch, m, n = stack.shape
+    t = np.asarray(taus).reshape(batch, taus.shape[-1]).astype(stack.dtype)
+    q = np.broadcast_to(np.eye(m, n, dtype=stack.dtype), stack.shape).copy()
+    for i in reversed(range(t.shape[1])):
+        v = householder_reflector(stack, i)
+        q = q - t[:, i, None, None] * v[:, :, None] * np.einsum("bm,bmn->bn", v.conj(), q)[:, None, :]
+    return q.reshape(a.shape).astype(a.dtype)
+
+
 RULES["cholesky"] = cholesky
 RULES["triangular_solve"] = triangular_solve
 RULES["lu"] = lu
 RULES["lu_pivots_to_permutation"] = lu_pivots_to_permutation
 RULES["symmetric_product"] = symmetric_product
+RULES["householder_product"] = householder_product

@@ -12,15 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .numpy_linalg import check_lapack_dtype
 from .numpy_rules import RULES
-
-SOLVABLE = tuple(map(np.dtype, (np.float32, np.float64, np.complex64, np.complex128)))
-
-
-def check_dtype(dtype):
-    """JAX's CPU lowering has kernels for these dtypes only (LAPACK's four)."""
-    if np.dtype(dtype) not in SOLVABLE:
-        raise NotImplementedError(f"Unsupported dtype {np.dtype(dtype)}.")
 
 
 def pivot_limits(dtype):
@@ -119,7 +112,7 @@ def _back_substitute(u, y, perturb):
 
 
 def tridiagonal_solve(dl, d, du, b, *, perturb_singular):
-    check_dtype(b.dtype)
+    check_lapack_dtype(b.dtype)
     shape = b.shape
     n = shape[-2]
     batch = int(np.prod(shape[:-2], dtype=np.int64))

@@ -1,7 +1,8 @@
 """Shape rules of the linear-algebra primitives (``cholesky``, ``triangular_solve``, ``tridiagonal_solve``,
-``symmetric_product``, ``lu``, ``lu_pivots_to_permutation``, ``eigh``, ``eig``, ``svd``, ``qr``), as JAX's
-``linalg_primitive`` checks them: every operand a batch of matrices (or vectors) with the same leading batch
-dimensions, its dtype floating or complex (int32 pivots), the same errors for a wrong rank or a non-square matrix."""
+``symmetric_product``, ``lu``, ``lu_pivots_to_permutation``, ``householder_product``, ``eigh``, ``eig``, ``svd``,
+``qr``), as JAX's ``linalg_primitive`` checks them: every operand a batch of matrices (or vectors) with the same leading
+batch dimensions, its dtype floating or complex (int32 pivots), the same errors for a wrong rank or a non-square
+matrix."""
 from __future__ import annotations
 
 import numpy as np
@@ -76,6 +77,19 @@ def _same_dtypes(name, avals_in):
     if any(a.dtype != avals_in[0].dtype for a in avals_in):
         raise TypeError(f"lax.{name} requires arguments to have the same dtypes, got "
                         f"{', '.join(a.dtype.name for a in avals_in)}.")
+
+
+def householder_product(name, avals_in):
+    _, ((m, n), (k,)) = _batch_and_dims(name, avals_in, (2, 1))
+    _same_dtypes(name, avals_in)
+    if m < n:
+        raise ValueError(f"The first argument to householder_product must have at least as many rows as columns, got "
+                         f"shape {(m, n)}")
+    if k > min(m, n):
+        raise ValueError("The second argument to householder_product must not have more rows than the minimum of "
+                         "the first argument's rows and columns.")
+    a = avals_in[0]
+    return [ShapedArray(a.shape, a.dtype, _all_weak(avals_in))]
 
 
 def lu(name, avals_in):

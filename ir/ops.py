@@ -263,6 +263,9 @@ declare("tridiagonal_solve", 4, LA.tridiagonal_solve, Param("perturb_singular", 
             "pivots perturbed if perturb_singular, else all NaN where a pivot is zero).")
 declare("symmetric_product", 2, LA.symmetric_product, Param("alpha", P.SCALAR), Param("beta", P.SCALAR),
         doc="alpha a a^T + beta c for each matrix a and square c (JAX's syrk).")
+declare("householder_product", 2, LA.householder_product,
+        doc="The first n columns of the product of the Householder reflectors I - tau_i v_i v_i^H stored below the "
+            "diagonal of each m x n matrix (LAPACK's orgqr).")
 declare("lu", 1, LA.lu, doc="LU decomposition with partial pivoting: L (unit diagonal implied) and U in one matrix, "
         "the row swaps and the permutation (int32).")
 declare("lu_pivots_to_permutation", 1, LA.lu_pivots_to_permutation, Param("permutation_size", P.INT),

@@ -1,5 +1,5 @@
-"""StableHLO lowerings of ``eigh``, ``svd`` and ``qr``: Jacobi sweeps and Householder steps in ``stablehlo.while``
-loops over a stack of matrices, as ``backends/numpy_decompositions.py`` runs them step for step.
+"""StableHLO lowerings of ``eigh``, ``svd``, ``qr`` and ``householder_product``: Jacobi sweeps and Householder steps in
+``stablehlo.while`` loops over a stack of matrices, as ``backends/numpy_decompositions.py`` runs them step for step.
 
 JAX's CPU lowerings are LAPACK custom calls (``syevd``, ``gesdd``, ``geqrf``), which IREE does not have. Each
 Jacobi step rotates n/2 disjoint index pairs at once (the round-robin tables are constants, one slice per step),
@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from irax.backends.numpy_decompositions import MAX_SWEEPS, pair_masks
+from irax.backends.numpy_linalg import check_lapack_dtype
 from irax.ir.dialect import tensor_type
 from irax.ir.mlir import ir
 from irax.ir.params import dense_attr
@@ -332,6 +333,39 @@ def _householder_qr(e, a):
         return q, a
     a, q = e.fori(steps, [a, q], step)
     return q, a
+
+
+@lowering("householder_product")
+def _householder_product(ctx, a, taus):
+    """As ``numpy_linalg.householder_product``: a loop over the reflectors from the last, each applied to the
+    first columns of the identity as ``q - tau v (v^H q)``."""
+    (out,) = ctx.result_avals
+    check_lapack_dtype(out.dtype)
+    e = _linalg(ctx)
+    if out.size == 0:
+        return [e.const(0, out.dtype, out.shape)]
+    *batch_shape, m, n = out.shape
+    k = _shape(taus)[-1]
+    batch = int(np.prod(batch_shape, dtype=np.int64))
+    a = _as_stack(e, a)
+    dtype = _dtype(a)
+    t = e.convert(e.reshape(taus, (batch, k)), dtype)
+    q = e.window(e.eye(batch, m, dtype), [0, 0, 0], [batch, m, n])
+    zero = e.const(0, _I32)
+
+    def step(s, j, state):
+        (q,) = state
+        i = s.sub(s.const(k - 1, _I32), j)
+        rows, at_i = s.iota((batch, m), 1), s.at(i, (batch, m))
+        below = s.slice(a, [zero, zero, i], [batch, m, None])
+        v = s.select(s.cmp(rows, at_i, "GT"), below, s.where(s.cmp(rows, at_i, "EQ"), s.const(1, dtype, (batch, m)), 0))
+        w = s.matmul(s.reshape(s.conj(v), (batch, 1, m)), q)
+        tau_v = s.mul(s.bcast(s.slice(t, [zero, i], [batch, None]), (batch, m), (0,)), v)
+        return [s.sub(q, s.matmul(s.reshape(tau_v, (batch, m, 1)), w))]
+
+    if k:
+        (q,) = e.fori(k, [q], step)
+    return [_from_stack(e, q, out)]
 
 
 @lowering("qr")

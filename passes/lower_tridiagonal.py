@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from irax.backends.numpy_tridiagonal import check_dtype, pivot_limits
+from irax.backends.numpy_linalg import check_lapack_dtype
+from irax.backends.numpy_tridiagonal import pivot_limits
 
 from .lower_decompositions import _is_complex, _linalg, _real
 from irax.ir.shapes import issubdtype
@@ -205,7 +206,7 @@ def _back_substitute(e, rows, last, perturb):
 @lowering("tridiagonal_solve")
 def _tridiagonal_solve(ctx, dl, d, du, b, *, perturb_singular):
     (out,) = ctx.result_avals
-    check_dtype(out.dtype)
+    check_lapack_dtype(out.dtype)
     e = _linalg(ctx)
     if out.size == 0:
         return [e.const(0, out.dtype, out.shape)]

@@ -1,8 +1,8 @@
 """The linear-algebra primitives (``cholesky``, ``triangular_solve``, ``lu``, ``lu_pivots_to_permutation``,
-``symmetric_product``) and ``jnp.linalg`` / ``scipy.linalg`` on them, against JAX: values eagerly (NumPy rules) and
-under ``irax.jit`` (IREE's while loops), batched, empty and 1x1 matrices, NaN where JAX gives NaN, ``make_jaxpr``
-text, gradients (``check_grads`` and ``jax.grad``), vmap against stacking, JAX's errors, and a Gaussian-process
-posterior as one program.
+``symmetric_product``, ``householder_product``) and ``jnp.linalg`` / ``scipy.linalg`` on them, against JAX: values
+eagerly (NumPy rules) and under ``irax.jit`` (IREE's while loops), batched, empty and 1x1 matrices, NaN where JAX gives
+NaN, ``make_jaxpr`` text, gradients (``check_grads`` and ``jax.grad``), vmap against stacking, JAX's errors, and a
+Gaussian-process posterior as one program.
 """
 from __future__ import annotations
 
@@ -103,6 +103,9 @@ CASES = [
         m.symmetric_product(a, c, alpha=2.0, beta=0.5), m.symmetric_product(a, c, symmetrize_output=True),
         m.symmetric_product(ah, ch, alpha=-1.5)),
      (A3B[..., :2], A3B, A4.astype(np.float16), S4.astype(np.float16))),
+    ("householder_product", "lax", lambda m, a, t, c, u: (m.householder_product(a, t), m.householder_product(c, u),
+                                                          m.householder_product(a, t[:0])),
+     (A4[:, :3], V4[:2], C3B, CB3B[..., 0])),
     ("jnp_cholesky_upper", "jnp", lambda m, x: m.linalg.cholesky(x, upper=True), (S3B,)),
     ("solve", "jnp", lambda m, a, b: m.linalg.solve(a, b), (A4, B42)),
     ("solve_vector", "jnp", lambda m, a, b: m.linalg.solve(a, b), (A4, V4)),
@@ -221,6 +224,9 @@ TEXT_CASES = [
      (np.zeros((2, 3), np.int32),)),
     ("symmetric_product", "lax", lambda m, a, c: m.symmetric_product(a, c, alpha=2.0, beta=0.5,
                                                                      symmetrize_output=True), (A3B[..., :2], A3B)),
+    ("householder_product", "lax", lambda m, a, t: m.householder_product(a, t), (A4[:, :3], V4[:2])),
+    ("vmap_householder_product", "lax", lambda m, a, t: _vmap(m)(m.householder_product, in_axes=(0, None))(a, t),
+     (A3B, V4[:2])),
     ("vmap_symmetric_product", "lax", lambda m, a, c: _vmap(m)(m.symmetric_product)(a, c), (A3B[..., :2], A3B)),
     ("vmap_triangular_solve_shared_a", "lax", lambda m, a, b: _vmap(m)(
         lambda b: m.triangular_solve(a, b, left_side=True, lower=True))(b), (L4, np.stack([B42] * 3))),
@@ -357,6 +363,9 @@ ERROR_CASES = [
     ("pivots_scalar", lambda m, lx: lx.linalg.lu_pivots_to_permutation(np.int32(1), 3)),
     ("pivots_float", lambda m, lx: lx.linalg.lu_pivots_to_permutation(V4, 4)),
     ("pivots_too_many", lambda m, lx: lx.linalg.lu_pivots_to_permutation(np.zeros(3, np.int32), 2)),
+    ("householder_product_wide", lambda m, lx: lx.linalg.householder_product(R34, V4[:2])),
+    ("householder_product_taus", lambda m, lx: lx.linalg.householder_product(A4[:, :3], V4)),
+    ("householder_product_dtypes", lambda m, lx: lx.linalg.householder_product(C3B, B3B[..., 0])),
     ("symmetric_product_shapes", lambda m, lx: lx.linalg.symmetric_product(R34, A4)),
     ("symmetric_product_complex", lambda m, lx: lx.linalg.symmetric_product(C3B, C3B)),
     ("symmetric_product_dtypes", lambda m, lx: lx.linalg.symmetric_product(A4, S4.astype(np.float16))),
@@ -385,10 +394,22 @@ def test_errors_as_jax(case):
         fn(inp, ilax)
 
 
-def test_symmetric_product_is_not_differentiable_as_in_jax():
+@pytest.mark.parametrize("name", ["symmetric_product", "householder_product"])
+def test_not_differentiable_as_in_jax(name):
     for api, lx in ((jax, jax.lax), (irax, ilax)):
-        with pytest.raises(NotImplementedError, match="Differentiation rule for 'symmetric_product' not implemented"):
-            api.grad(lambda a: lx.linalg.symmetric_product(a, S4).sum())(A4)
+        fn = getattr(lx.linalg, name)
+        with pytest.raises(NotImplementedError, match=f"Differentiation rule for '{name}' not implemented"):
+            api.grad(lambda a: fn(a, S4 if name == "symmetric_product" else V4[:2]).sum())(A4)
+
+
+def test_householder_product_of_half_precision_is_unsupported_as_in_jax():
+    """JAX's CPU lowering calls LAPACK's orgqr, which has no half precision (the op itself traces)."""
+    args = (A4.astype(np.float16), V4[:2].astype(np.float16))
+    for fn in (jax.lax.linalg.householder_product, ilax.linalg.householder_product,
+               irax.jit(ilax.linalg.householder_product)):
+        with pytest.raises(NotImplementedError, match="Unsupported dtype float16."):
+            fn(*args)
+    assert "householder_product" in str(irax.make_jaxpr(ilax.linalg.householder_product)(*args))
 
 
 # --- a whole program ---------------------------------------------------------------------------------------------

@@ -15,8 +15,9 @@ from irax.core import bind, bind1
 from . import add, broadcast, broadcasted_iota, conj, div, expand_dims, full_like, ge, select, squeeze, transpose
 from ._scalars import as_operand
 
-__all__ = ["EigImplementation", "EighImplementation", "SvdAlgorithm", "cholesky", "eig", "eigh", "lu", "qdwh", "qr",
-           "lu_pivots_to_permutation", "svd", "symmetric_product", "triangular_solve", "tridiagonal_solve"]
+__all__ = ["EigImplementation", "EighImplementation", "SvdAlgorithm", "cholesky", "eig", "eigh", "householder_product",
+           "lu", "lu_pivots_to_permutation", "qdwh", "qr", "svd", "symmetric_product", "triangular_solve",
+           "tridiagonal_solve"]
 
 
 def _T(x):
@@ -55,6 +56,12 @@ def cholesky(x, *, symmetrize_input: bool = True):
 def lu(x):
     """LU decomposition with partial pivoting: ``(lu, pivots, permutation)`` with ``P A = L U``."""
     return tuple(bind("lu", as_operand(x)))
+
+
+def householder_product(a, taus):
+    """The product of the Householder reflectors stored below the diagonal of ``a`` (``[..., m, n]``, m >= n) with
+    scale factors ``taus`` (``[..., k]``): the first n columns of a unitary matrix, as LAPACK's ``orgqr``."""
+    return bind1("householder_product", as_operand(a), as_operand(taus))
 
 
 def lu_pivots_to_permutation(pivots, permutation_size: int):
