@@ -1,6 +1,6 @@
-"""NumPy rules of ``eigh``, ``svd`` and ``qr``: the same Jacobi sweeps and Householder steps the StableHLO lowerings
-run (``passes/lower_decompositions.py``), so that eager and jitted results agree to rounding, written with NumPy
-alone.
+"""NumPy rules of ``eigh``, ``svd``, ``qr`` and ``hessenberg``: the same Jacobi sweeps and Householder steps the
+StableHLO lowerings run (``passes/lower_decompositions.py``), so that eager and jitted results agree to rounding,
+written with NumPy alone.
 
 ``eigh`` is cyclic Jacobi in the parallel (round-robin) ordering: each step rotates n/2 disjoint index pairs at once
 with one rotation matrix ``J`` (``A <- J^T A J``), a sweep is n - 1 steps, and sweeps repeat until every
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .numpy_linalg import _stack
+from .numpy_linalg import _stack, check_lapack_dtype
 from .numpy_rules import RULES
 
 MAX_SWEEPS = 30
@@ -142,25 +142,33 @@ def _real(dtype):
     return np.finfo(dtype).dtype if np.issubdtype(dtype, np.complexfloating) else dtype
 
 
+def reflector(x, k):
+    """LAPACK's ``larfg`` for the entries of the columns ``x`` (batch, m) from row ``k``: ``(v, tau, beta)`` with
+    ``(I - tau v v^H) x[k:] = (beta, 0, ...)``, ``v`` zero above row k and one at it."""
+    one, zero = np.ones((), x.dtype), np.zeros((), x.dtype)
+    rows = np.arange(x.shape[1])
+    x = np.where(rows >= k, x, zero)
+    alpha = x[:, k]
+    tail2 = np.sum(np.where(rows > k, _abs2(x), 0), axis=-1)
+    reflect = (tail2 != 0) | (alpha.imag != 0)
+    beta = np.where(alpha.real >= 0, -1, 1).astype(tail2.dtype) * np.sqrt(_abs2(alpha) + tail2)
+    beta = np.where(reflect, beta, alpha)
+    tau = np.where(reflect, (beta - alpha) / np.where(reflect, beta, one), zero)
+    scale = 1 / np.where(reflect, alpha - beta, one)
+    return np.where(rows > k, x * scale[:, None], np.where(rows == k, one, zero)), tau, beta
+
+
 def householder_qr(a, columns):
     """LAPACK's ``geqrf`` on a stack ``a`` (batch, m, n) with R kept explicit (zeros below the diagonal), and the
     product of its reflectors: ``(q, r)`` with ``q`` (batch, m, columns). A complex reflector also turns a lone
     complex ``alpha`` real (``zlarfg``), and ``A`` is multiplied by ``H^H = I - conj(tau) v v^H``."""
     batch, m, n = a.shape
-    one, zero = np.ones((), a.dtype), np.zeros((), a.dtype)
+    zero = np.zeros((), a.dtype)
     q = np.broadcast_to(np.eye(m, dtype=a.dtype), (batch, m, m)).copy()
     rows = np.arange(m)
     steps = min(m, n) if np.iscomplexobj(a) else min(m - 1, n)  # a last complex alpha is turned real too
     for k in range(steps):
-        x = np.where(rows >= k, a[:, :, k], zero)
-        alpha = a[:, k, k]
-        tail2 = np.sum(np.where(rows > k, _abs2(x), 0), axis=-1)
-        reflect = (tail2 != 0) | (alpha.imag != 0)
-        beta = np.where(alpha.real >= 0, -1, 1).astype(tail2.dtype) * np.sqrt(_abs2(alpha) + tail2)
-        beta = np.where(reflect, beta, alpha)
-        tau = np.where(reflect, (beta - alpha) / np.where(reflect, beta, one), zero)
-        scale = 1 / np.where(reflect, alpha - beta, one)
-        v = np.where(rows > k, x * scale[:, None], np.where(rows == k, one, zero))
+        v, tau, beta = reflector(a[:, :, k], k)
         a = a - np.conj(tau)[:, None, None] * v[:, :, None] * (np.conj(v)[:, None, :] @ a)
         a[:, :, k] = np.where(rows == k, beta[:, None], np.where(rows < k, a[:, :, k], zero))
         q = q - tau[:, None, None] * (q @ v[:, :, None]) * np.conj(v)[:, None, :]
@@ -176,6 +184,25 @@ def qr(x, *, pivoting, full_matrices, use_magma):
     shape = np.shape(x)
     dtype = np.asarray(x).dtype
     return [q.reshape(shape[:-2] + (m, k)).astype(dtype), r[:, :k, :].reshape(shape[:-2] + (k, n)).astype(dtype)]
+
+
+def hessenberg(x):
+    """LAPACK's ``gehd2``: reflector i (from row i + 1 of column i) applied on both sides, ``A <- H A H^H``, the
+    Hessenberg matrix returned with the reflectors stored below its subdiagonal and their ``taus``."""
+    check_lapack_dtype(np.asarray(x).dtype)
+    a = _stack(x)
+    batch, n, _ = a.shape
+    rows = np.arange(n)
+    taus = np.zeros((batch, max(n - 1, 0)), a.dtype)
+    for i in range(n - 1):
+        v, tau, beta = reflector(a[:, :, i], i + 1)
+        a = a - tau[:, None, None] * (a @ v[:, :, None]) * np.conj(v)[:, None, :]
+        left = np.conj(tau)[:, None, None] * v[:, :, None] * (np.conj(v)[:, None, :] @ a)
+        a = a - np.where(rows > i, left, 0)
+        a[:, :, i] = np.where(rows == i + 1, beta[:, None], np.where(rows > i + 1, v, a[:, :, i]))
+        taus[:, i] = tau
+    shape, dtype = np.shape(x), np.asarray(x).dtype
+    return [a.reshape(shape).astype(dtype), taus.reshape(shape[:-2] + (max(shape[-1] - 1, 0),)).astype(dtype)]
 
 
 def one_sided_jacobi(a):
@@ -243,4 +270,5 @@ def svd(x, *, full_matrices, compute_uv, subset_by_index, algorithm):
 
 RULES["eigh"] = eigh
 RULES["qr"] = qr
+RULES["hessenberg"] = hessenberg
 RULES["svd"] = svd

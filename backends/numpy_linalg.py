@@ -19,8 +19,8 @@ LAPACK_DTYPES = tuple(map(np.dtype, (np.float32, np.float64, np.complex64, np.co
 
 
 def check_lapack_dtype(dtype):
-    """JAX's CPU lowerings of ``tridiagonal_solve`` and ``householder_product`` call LAPACK (or jaxlib kernels)
-    for these four dtypes only."""
+    """JAX's CPU lowerings of ``tridiagonal_solve``, ``householder_product`` and ``hessenberg`` call LAPACK (or
+    jaxlib kernels) for these four dtypes only."""
     if np.dtype(dtype) not in LAPACK_DTYPES:
         raise NotImplementedError(f"Unsupported dtype {np.dtype(dtype)}.")
 

@@ -1,8 +1,8 @@
 """Shape rules of the linear-algebra primitives (``cholesky``, ``triangular_solve``, ``tridiagonal_solve``,
-``symmetric_product``, ``lu``, ``lu_pivots_to_permutation``, ``householder_product``, ``eigh``, ``eig``, ``svd``,
-``qr``), as JAX's ``linalg_primitive`` checks them: every operand a batch of matrices (or vectors) with the same leading
-batch dimensions, its dtype floating or complex (int32 pivots), the same errors for a wrong rank or a non-square
-matrix."""
+``symmetric_product``, ``lu``, ``lu_pivots_to_permutation``, ``householder_product``, ``hessenberg``, ``eigh``, ``eig``,
+``svd``, ``qr``), as JAX's ``linalg_primitive`` checks them: every operand a batch of matrices (or vectors) with the
+same leading batch dimensions, its dtype floating or complex (int32 pivots), the same errors for a wrong rank or a
+non-square matrix."""
 from __future__ import annotations
 
 import numpy as np
@@ -90,6 +90,14 @@ def householder_product(name, avals_in):
                          "the first argument's rows and columns.")
     a = avals_in[0]
     return [ShapedArray(a.shape, a.dtype, _all_weak(avals_in))]
+
+
+def hessenberg(name, avals_in):
+    (x,) = avals_in
+    batch, ((m, n),) = _batch_and_dims(name, avals_in, (2,))
+    if m != n:
+        raise ValueError(f"Argument to Hessenberg reduction must have shape [..., n, n], got shape {x.shape}")
+    return [ShapedArray(x.shape, x.dtype, x.weak_type), ShapedArray(batch + (max(n - 1, 0),), x.dtype, x.weak_type)]
 
 
 def lu(name, avals_in):

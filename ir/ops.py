@@ -85,9 +85,9 @@ class Primitive(str):
 
 PRIMITIVES: dict[str, Primitive] = {}
 # The primitives JAX binds with a list of results, however many there are.
-MULTIPLE_RESULTS = {"approx_top_k", "cond", "device_put", "eig", "eigh", "lu", "optimization_barrier", "qr", "reduce",
-                    "scan", "sort", "split", "svd", "top_k", "unstack", "while", "custom_linear_solve", "pjit",
-                    "custom_jvp_call", "custom_vjp_call", "checkpoint", "pure_callback", "io_callback",
+MULTIPLE_RESULTS = {"approx_top_k", "cond", "device_put", "eig", "eigh", "hessenberg", "lu", "optimization_barrier",
+                    "qr", "reduce", "scan", "sort", "split", "svd", "top_k", "unstack", "while", "custom_linear_solve",
+                    "pjit", "custom_jvp_call", "custom_vjp_call", "checkpoint", "pure_callback", "io_callback",
                     "debug_callback", "debug_print"}
 
 
@@ -266,6 +266,9 @@ declare("symmetric_product", 2, LA.symmetric_product, Param("alpha", P.SCALAR), 
 declare("householder_product", 2, LA.householder_product,
         doc="The first n columns of the product of the Householder reflectors I - tau_i v_i v_i^H stored below the "
             "diagonal of each m x n matrix (LAPACK's orgqr).")
+declare("hessenberg", 1, LA.hessenberg,
+        doc="Each square matrix reduced to upper Hessenberg form by Householder reflectors from both sides, the "
+            "reflectors stored below the subdiagonal, and their scale factors (LAPACK's gehrd).")
 declare("lu", 1, LA.lu, doc="LU decomposition with partial pivoting: L (unit diagonal implied) and U in one matrix, "
         "the row swaps and the permutation (int32).")
 declare("lu_pivots_to_permutation", 1, LA.lu_pivots_to_permutation, Param("permutation_size", P.INT),

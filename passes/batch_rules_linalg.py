@@ -1,6 +1,6 @@
 """Batching rules of ``cholesky``, ``lu``, ``lu_pivots_to_permutation``, ``eigh``, ``eig``, ``svd``, ``qr``,
-``householder_product``, ``symmetric_product``, ``triangular_solve`` and ``tridiagonal_solve``, ports of JAX's: the
-primitives take leading batch dimensions, so ``expand_dims_batcher`` moves the batch axis to the front;
+``householder_product``, ``hessenberg``, ``symmetric_product``, ``triangular_solve`` and ``tridiagonal_solve``, ports of
+JAX's: the primitives take leading batch dimensions, so ``expand_dims_batcher`` moves the batch axis to the front;
 ``_triangular_solve_batching_rule`` (``_tridiagonal_solve_batching_rule``) folds a batch of right-hand sides into the
 columns (rows) of one when the matrix is shared."""
 from __future__ import annotations
@@ -54,6 +54,7 @@ BATCH_RULES["lu"] = _leading_batch
 BATCH_RULES["lu_pivots_to_permutation"] = _leading_batch
 BATCH_RULES["symmetric_product"] = _leading_batch
 BATCH_RULES["householder_product"] = _leading_batch
+BATCH_RULES["hessenberg"] = _leading_batch
 BATCH_RULES["eigh"] = _leading_batch
 BATCH_RULES["eig"] = _leading_batch
 BATCH_RULES["svd"] = _leading_batch

@@ -1,5 +1,6 @@
-"""StableHLO lowerings of ``eigh``, ``svd``, ``qr`` and ``householder_product``: Jacobi sweeps and Householder steps in
-``stablehlo.while`` loops over a stack of matrices, as ``backends/numpy_decompositions.py`` runs them step for step.
+"""StableHLO lowerings of ``eigh``, ``svd``, ``qr``, ``householder_product`` and ``hessenberg``: Jacobi sweeps and
+Householder steps in ``stablehlo.while`` loops over a stack of matrices, as ``backends/numpy_decompositions.py`` runs
+them step for step.
 
 JAX's CPU lowerings are LAPACK custom calls (``syevd``, ``gesdd``, ``geqrf``), which IREE does not have. Each
 Jacobi step rotates n/2 disjoint index pairs at once (the round-robin tables are constants, one slice per step),
@@ -287,33 +288,43 @@ def _eigh(ctx, x, *, lower, sort_eigenvalues, subset_by_index, algorithm):
 
 # --- Householder QR ----------------------------------------------------------------------------------------------
 
+def _reflector(s, column, k):
+    """As ``numpy_decompositions.reflector``: ``(v, tau, beta)`` for the columns (batch, m) from row ``k`` (an
+    i32 scalar)."""
+    batch, m = _shape(column)
+    dtype = _dtype(column)
+    real = _real(dtype)
+    rows, kk = s.iota((batch, m), 1), s.at(k, (batch, m))
+    x = s.where(s.cmp(rows, kk, "GE"), column, 0)
+    alpha = s.slice(column, [s.const(0, _I32), k], [batch, None])
+    tail2 = s.masked_sum(s.cmp(rows, kk, "GT"), s.abs2(x), 1)
+    reflect = s.cmp(tail2, s.zeros_like(tail2), "NE")
+    if _is_complex(column):
+        imag = s.part("imag", alpha)
+        reflect = s.same("stablehlo.or", reflect, s.cmp(imag, s.zeros_like(imag), "NE"))
+    one = s.const(1, real, (batch,))
+    re_alpha = s.real(alpha)
+    beta = s.like(s.mul(s.where(s.cmp(re_alpha, s.zeros_like(re_alpha), "GE"), s.neg(one), one),
+                        s.sqrt(s.add(s.abs2(alpha), tail2))), alpha)
+    beta = s.select(reflect, beta, alpha)
+    one = s.like(one, alpha)
+    tau = s.where(reflect, s.div(s.sub(beta, alpha), s.select(reflect, beta, one)), 0)
+    scale = s.div(one, s.select(reflect, s.sub(alpha, beta), one))
+    v = s.select(s.cmp(rows, kk, "GT"), s.mul(x, s.bcast(scale, (batch, m), (0,))),
+                 s.where(s.cmp(rows, kk, "EQ"), s.const(1, dtype, (batch, m)), 0))
+    return v, tau, beta
+
+
 def _householder_qr(e, a):
     """As ``numpy_decompositions.householder_qr``: the full ``q`` (batch, m, m) and ``r`` (batch, m, n)."""
     batch, m, n = _shape(a)
     dtype = _dtype(a)
-    real = _real(dtype)
     zero_i = e.const(0, _I32)
 
     def step(s, k, state):
         a, q = state
         rows, kk = s.iota((batch, m), 1), s.at(k, (batch, m))
-        x = s.where(s.cmp(rows, kk, "GE"), s.slice(a, [zero_i, zero_i, k], [batch, m, None]), 0)
-        alpha = s.slice(a, [zero_i, k, k], [batch, None, None])
-        tail2 = s.masked_sum(s.cmp(rows, kk, "GT"), s.abs2(x), 1)
-        reflect = s.cmp(tail2, s.zeros_like(tail2), "NE")
-        if _is_complex(a):
-            imag = s.part("imag", alpha)
-            reflect = s.same("stablehlo.or", reflect, s.cmp(imag, s.zeros_like(imag), "NE"))
-        one = s.const(1, real, (batch,))
-        re_alpha = s.real(alpha)
-        beta = s.like(s.mul(s.where(s.cmp(re_alpha, s.zeros_like(re_alpha), "GE"), s.neg(one), one),
-                            s.sqrt(s.add(s.abs2(alpha), tail2))), alpha)
-        beta = s.select(reflect, beta, alpha)
-        one = s.like(one, alpha)
-        tau = s.where(reflect, s.div(s.sub(beta, alpha), s.select(reflect, beta, one)), 0)
-        scale = s.div(one, s.select(reflect, s.sub(alpha, beta), one))
-        v = s.select(s.cmp(rows, kk, "GT"), s.mul(x, s.bcast(scale, (batch, m), (0,))),
-                     s.where(s.cmp(rows, kk, "EQ"), s.const(1, dtype, (batch, m)), 0))
+        v, tau, beta = _reflector(s, s.slice(a, [zero_i, zero_i, k], [batch, m, None]), k)
         row = s.reshape(s.conj(v), (batch, 1, m))
         col = s.reshape(v, (batch, m, 1))
         tau_v = s.mul(s.bcast(s.conj(tau), (batch, m, n), (0,)), s.bcast(v, (batch, m, n), (0, 1)))
@@ -333,6 +344,40 @@ def _householder_qr(e, a):
         return q, a
     a, q = e.fori(steps, [a, q], step)
     return q, a
+
+
+@lowering("hessenberg")
+def _hessenberg(ctx, x):
+    """As ``numpy_decompositions.hessenberg``: a loop over the columns, reflector i applied on both sides."""
+    out, taus_aval = ctx.result_avals
+    check_lapack_dtype(out.dtype)
+    e = _linalg(ctx)
+    n = out.shape[-1]
+    if out.size == 0 or n == 1:
+        return [x, e.const(0, taus_aval.dtype, taus_aval.shape)]
+    a = _as_stack(e, x)
+    batch = _shape(a)[0]
+    dtype = _dtype(a)
+    zero = e.const(0, _I32)
+    shape = (batch, n, n)
+
+    def step(s, i, state):
+        a, taus = state
+        i1 = s.add(i, s.const(1, _I32))
+        v, tau, beta = _reflector(s, s.slice(a, [zero, zero, i], [batch, n, None]), i1)
+        col, row = s.reshape(v, (batch, n, 1)), s.reshape(s.conj(v), (batch, 1, n))
+        a = s.sub(a, s.mul(s.bcast(tau, shape, (0,)), s.matmul(s.matmul(a, col), row)))
+        left = s.mul(s.bcast(s.conj(tau), shape, (0,)), s.matmul(col, s.matmul(row, a)))
+        a = s.sub(a, s.where(s.cmp(s.iota(shape, 2), s.at(i, shape), "GT"), left, 0))
+        rows, at_i1 = s.iota((batch, n), 1), s.at(i1, (batch, n))
+        column = s.slice(a, [zero, zero, i], [batch, n, None])
+        column = s.select(s.cmp(rows, at_i1, "EQ"), s.bcast(beta, (batch, n), (0,)),
+                          s.select(s.cmp(rows, at_i1, "GT"), v, column))
+        a = s.update(a, s.reshape(column, (batch, n, 1)), [zero, zero, i])
+        return [a, s.update(taus, s.reshape(tau, (batch, 1)), [zero, i])]
+
+    a, taus = e.fori(n - 1, [a, e.const(0, dtype, (batch, n - 1))], step)
+    return [_from_stack(e, a, out), e.convert(e.reshape(taus, taus_aval.shape), taus_aval.dtype)]
 
 
 @lowering("householder_product")

@@ -1,8 +1,8 @@
 """The linear-algebra primitives (``cholesky``, ``triangular_solve``, ``lu``, ``lu_pivots_to_permutation``,
-``symmetric_product``, ``householder_product``) and ``jnp.linalg`` / ``scipy.linalg`` on them, against JAX: values
-eagerly (NumPy rules) and under ``irax.jit`` (IREE's while loops), batched, empty and 1x1 matrices, NaN where JAX gives
-NaN, ``make_jaxpr`` text, gradients (``check_grads`` and ``jax.grad``), vmap against stacking, JAX's errors, and a
-Gaussian-process posterior as one program.
+``symmetric_product``, ``householder_product``, ``hessenberg``) and ``jnp.linalg`` / ``scipy.linalg`` on them, against
+JAX: values eagerly (NumPy rules) and under ``irax.jit`` (IREE's while loops), batched, empty and 1x1 matrices, NaN
+where JAX gives NaN, ``make_jaxpr`` text, gradients (``check_grads`` and ``jax.grad``), vmap against stacking, JAX's
+errors, and a Gaussian-process posterior as one program.
 """
 from __future__ import annotations
 
@@ -106,6 +106,10 @@ CASES = [
     ("householder_product", "lax", lambda m, a, t, c, u: (m.householder_product(a, t), m.householder_product(c, u),
                                                           m.householder_product(a, t[:0])),
      (A4[:, :3], V4[:2], C3B, CB3B[..., 0])),
+    ("hessenberg", "lax", lambda m, a, c: (m.hessenberg(a), m.hessenberg(c), m.hessenberg(ONE)), (A4, C3B)),
+    ("scipy_hessenberg", "scipy", lambda m, a, c: (m.hessenberg(a), m.hessenberg(c, calc_q=True),
+                                                   m.hessenberg(np.zeros((0, 0), np.float32), calc_q=True)),
+     (A4, C3B)),
     ("jnp_cholesky_upper", "jnp", lambda m, x: m.linalg.cholesky(x, upper=True), (S3B,)),
     ("solve", "jnp", lambda m, a, b: m.linalg.solve(a, b), (A4, B42)),
     ("solve_vector", "jnp", lambda m, a, b: m.linalg.solve(a, b), (A4, V4)),
@@ -227,6 +231,9 @@ TEXT_CASES = [
     ("householder_product", "lax", lambda m, a, t: m.householder_product(a, t), (A4[:, :3], V4[:2])),
     ("vmap_householder_product", "lax", lambda m, a, t: _vmap(m)(m.householder_product, in_axes=(0, None))(a, t),
      (A3B, V4[:2])),
+    ("hessenberg", "lax", lambda m, a: m.hessenberg(a), (A4,)),
+    ("vmap_hessenberg", "lax", lambda m, a: _vmap(m)(m.hessenberg)(a), (A3B,)),
+    ("scipy_hessenberg", "scipy", lambda m, a: m.hessenberg(a, calc_q=True), (A3B,)),
     ("vmap_symmetric_product", "lax", lambda m, a, c: _vmap(m)(m.symmetric_product)(a, c), (A3B[..., :2], A3B)),
     ("vmap_triangular_solve_shared_a", "lax", lambda m, a, b: _vmap(m)(
         lambda b: m.triangular_solve(a, b, left_side=True, lower=True))(b), (L4, np.stack([B42] * 3))),
@@ -366,6 +373,8 @@ ERROR_CASES = [
     ("householder_product_wide", lambda m, lx: lx.linalg.householder_product(R34, V4[:2])),
     ("householder_product_taus", lambda m, lx: lx.linalg.householder_product(A4[:, :3], V4)),
     ("householder_product_dtypes", lambda m, lx: lx.linalg.householder_product(C3B, B3B[..., 0])),
+    ("hessenberg_not_square", lambda m, lx: lx.linalg.hessenberg(R34)),
+    ("hessenberg_vector", lambda m, lx: lx.linalg.hessenberg(V4)),
     ("symmetric_product_shapes", lambda m, lx: lx.linalg.symmetric_product(R34, A4)),
     ("symmetric_product_complex", lambda m, lx: lx.linalg.symmetric_product(C3B, C3B)),
     ("symmetric_product_dtypes", lambda m, lx: lx.linalg.symmetric_product(A4, S4.astype(np.float16))),
@@ -394,22 +403,32 @@ def test_errors_as_jax(case):
         fn(inp, ilax)
 
 
-@pytest.mark.parametrize("name", ["symmetric_product", "householder_product"])
+def test_hessenberg_of_empty_matrices_is_empty():
+    """JAX's own lowering fails here (a taus vector of size -1); irax gives empty results."""
+    for fn in (ilax.linalg.hessenberg, irax.jit(ilax.linalg.hessenberg)):
+        h, taus = fn(E0)
+        assert h.shape == (2, 0, 0) and taus.shape == (2, 0)
+
+
+_SECOND_OPERAND = {"symmetric_product": (S4,), "householder_product": (V4[:2],), "hessenberg": ()}
+
+
+@pytest.mark.parametrize("name", sorted(_SECOND_OPERAND))
 def test_not_differentiable_as_in_jax(name):
     for api, lx in ((jax, jax.lax), (irax, ilax)):
         fn = getattr(lx.linalg, name)
         with pytest.raises(NotImplementedError, match=f"Differentiation rule for '{name}' not implemented"):
-            api.grad(lambda a: fn(a, S4 if name == "symmetric_product" else V4[:2]).sum())(A4)
+            api.grad(lambda a: fn(a, *_SECOND_OPERAND[name])[0].sum())(A4)
 
 
-def test_householder_product_of_half_precision_is_unsupported_as_in_jax():
-    """JAX's CPU lowering calls LAPACK's orgqr, which has no half precision (the op itself traces)."""
-    args = (A4.astype(np.float16), V4[:2].astype(np.float16))
-    for fn in (jax.lax.linalg.householder_product, ilax.linalg.householder_product,
-               irax.jit(ilax.linalg.householder_product)):
+@pytest.mark.parametrize("name", ["householder_product", "hessenberg"])
+def test_half_precision_is_unsupported_as_in_jax(name):
+    """JAX's CPU lowerings call LAPACK's orgqr and gehrd, which have no half precision (the ops themselves trace)."""
+    args = (A4.astype(np.float16),) + tuple(x.astype(np.float16) for x in _SECOND_OPERAND[name])
+    for fn in (getattr(jax.lax.linalg, name), getattr(ilax.linalg, name), irax.jit(getattr(ilax.linalg, name))):
         with pytest.raises(NotImplementedError, match="Unsupported dtype float16."):
             fn(*args)
-    assert "householder_product" in str(irax.make_jaxpr(ilax.linalg.householder_product)(*args))
+    assert name in str(irax.make_jaxpr(getattr(ilax.linalg, name))(*args))
 
 
 # --- a whole program ---------------------------------------------------------------------------------------------

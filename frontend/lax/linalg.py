@@ -15,9 +15,9 @@ from irax.core import bind, bind1
 from . import add, broadcast, broadcasted_iota, conj, div, expand_dims, full_like, ge, select, squeeze, transpose
 from ._scalars import as_operand
 
-__all__ = ["EigImplementation", "EighImplementation", "SvdAlgorithm", "cholesky", "eig", "eigh", "householder_product",
-           "lu", "lu_pivots_to_permutation", "qdwh", "qr", "svd", "symmetric_product", "triangular_solve",
-           "tridiagonal_solve"]
+__all__ = ["EigImplementation", "EighImplementation", "SvdAlgorithm", "cholesky", "eig", "eigh", "hessenberg",
+           "householder_product", "lu", "lu_pivots_to_permutation", "qdwh", "qr", "svd", "symmetric_product",
+           "triangular_solve", "tridiagonal_solve"]
 
 
 def _T(x):
@@ -56,6 +56,12 @@ def cholesky(x, *, symmetrize_input: bool = True):
 def lu(x):
     """LU decomposition with partial pivoting: ``(lu, pivots, permutation)`` with ``P A = L U``."""
     return tuple(bind("lu", as_operand(x)))
+
+
+def hessenberg(a):
+    """``(a, taus)``: each square matrix reduced to upper Hessenberg form, the Householder reflectors that did it
+    stored below the subdiagonal with scale factors ``taus`` (``[..., n - 1]``), as LAPACK's ``gehrd``."""
+    return tuple(bind("hessenberg", as_operand(a)))
 
 
 def householder_product(a, taus):

@@ -4,8 +4,8 @@
 
 ``qr_multiply`` multiplies by the ``Q`` of ``qr`` where JAX applies ``geqrf``'s reflectors with ``ormqr``.
 
-Not here, for want of a primitive: ``schur``, ``hessenberg``, and ``sqrtm``, ``funm`` and ``solve_sylvester``,
-which start from a Schur form.
+Not here, for want of a primitive: ``schur``, and ``sqrtm``, ``funm`` and ``solve_sylvester``, which start from a
+Schur form.
 """
 from __future__ import annotations
 
@@ -28,8 +28,9 @@ from irax.scipy.special import comb
 
 __all__ = ["block_diag", "cho_factor", "cho_solve", "cholesky", "circulant", "companion", "convolution_matrix", "det",
            "dft", "eigh", "eigh_tridiagonal", "expm", "expm_frechet", "fiedler", "fiedler_companion", "hadamard",
-           "hankel", "helmert", "hilbert", "inv", "invhilbert", "invpascal", "leslie", "lu", "lu_factor", "lu_solve",
-           "pascal", "polar", "qr", "qr_multiply", "rsf2csf", "solve", "solve_triangular", "svd", "toeplitz"]
+           "hankel", "helmert", "hessenberg", "hilbert", "inv", "invhilbert", "invpascal", "leslie", "lu", "lu_factor",
+           "lu_solve", "pascal", "polar", "qr", "qr_multiply", "rsf2csf", "solve", "solve_triangular", "svd",
+           "toeplitz"]
 
 
 def _batched_1d(name, a, b):
@@ -125,6 +126,26 @@ def lu_factor(a, overwrite_a=False, check_finite=True):
     a, = promote_dtypes_inexact(jnp.asarray(a))
     lu_, pivots, _ = lax_linalg.lu(a)
     return lu_, pivots
+
+
+@staged_as("hessenberg", static_argnames=("calc_q", "overwrite_a", "check_finite"))
+def hessenberg(a, *, calc_q=False, overwrite_a=False, check_finite=True):
+    """The upper Hessenberg form ``h`` of ``a`` (``a = q h q^H``), and with ``calc_q`` the unitary ``q``: LAPACK's
+    ``gehrd`` reflectors multiplied out by ``householder_product``."""
+    del overwrite_a, check_finite
+    n = np.shape(a)[-1]
+    if n == 0:
+        return (jnp.zeros_like(a), jnp.zeros_like(a)) if calc_q else jnp.zeros_like(a)
+    a_out, taus = lax_linalg.hessenberg(a)
+    h = jnp.triu(a_out, -1)
+    if not calc_q:
+        return h
+    q = lax_linalg.householder_product(a_out[..., 1:, :-1], taus)
+    batch_dims = a_out.shape[:-2]
+    q = jnp.block([[jnp.ones(batch_dims + (1, 1), dtype=a_out.dtype),
+                    jnp.zeros(batch_dims + (1, n - 1), dtype=a_out.dtype)],
+                   [jnp.zeros(batch_dims + (n - 1, 1), dtype=a_out.dtype), q]])
+    return h, q
 
 
 @staged_as("lu_solve", static_argnames=("trans", "overwrite_b", "check_finite"))
