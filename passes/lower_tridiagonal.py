@@ -10,10 +10,9 @@ import numpy as np
 
 from irax.backends.numpy_linalg import check_lapack_dtype
 from irax.backends.numpy_tridiagonal import pivot_limits
-
-from .lower_decompositions import _is_complex, _linalg, _real
 from irax.ir.shapes import issubdtype
 
+from .lower_decompositions import _is_complex, _linalg, _real
 from .lower_linalg import _BOOL, _I32, _dtype, _shape
 from .to_stablehlo import lowering
 
