@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .numpy_linalg import _stack, check_lapack_dtype
-from .numpy_rules import RULES
+from irax.ir.linalg import check_lapack_dtype
+
+from .numpy_rules import RULES, stack_of_matrices as _stack
 
 MAX_SWEEPS = 30
 

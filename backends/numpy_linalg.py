@@ -10,25 +10,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from irax.ir.linalg import check_lapack_dtype
 from irax.ir.shapes import issubdtype
 
-from .numpy_rules import RULES, _widen
-
-
-LAPACK_DTYPES = tuple(map(np.dtype, (np.float32, np.float64, np.complex64, np.complex128)))
-
-
-def check_lapack_dtype(dtype):
-    """JAX's CPU lowerings of ``tridiagonal_solve``, ``householder_product`` and ``hessenberg`` call LAPACK (or
-    jaxlib kernels) for these four dtypes only."""
-    if np.dtype(dtype) not in LAPACK_DTYPES:
-        raise NotImplementedError(f"Unsupported dtype {np.dtype(dtype)}.")
-
-
-def _stack(x):
-    """``x`` as a stack of matrices (batch dimensions flattened), in its computing dtype."""
-    x = _widen(x)
-    return x.reshape((int(np.prod(x.shape[:-2], dtype=np.int64)),) + x.shape[-2:])
+from .numpy_rules import RULES, stack_of_matrices as _stack
 
 
 def cholesky(x):

@@ -31,6 +31,13 @@ def _widen(x):
     return x.astype(np.float32) if x.dtype in _HALF else x
 
 
+def stack_of_matrices(x):
+    """``x`` as a stack of matrices (batch dimensions flattened), in its computing dtype: how the linear-algebra
+    rules see their operands."""
+    x = _widen(x)
+    return x.reshape((int(np.prod(x.shape[:-2], dtype=np.int64)),) + x.shape[-2:])
+
+
 def elementwise(name, fn):
     def unary(x):
         return fn(_widen(x))

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .numpy_linalg import check_lapack_dtype
+from irax.ir.linalg import check_lapack_dtype
+
 from .numpy_rules import RULES
 
 

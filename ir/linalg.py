@@ -13,6 +13,16 @@ from .shapes import _all_weak, check_dtypes, same_dtypes
 INEXACT = (np.inexact,)
 
 
+LAPACK_DTYPES = tuple(map(np.dtype, (np.float32, np.float64, np.complex64, np.complex128)))
+
+
+def check_lapack_dtype(dtype):
+    """JAX's CPU lowerings of ``tridiagonal_solve``, ``householder_product`` and ``hessenberg`` call LAPACK (or
+    jaxlib kernels) for these four dtypes only, and say so when lowered (the ops themselves trace)."""
+    if np.dtype(dtype) not in LAPACK_DTYPES:
+        raise NotImplementedError(f"Unsupported dtype {np.dtype(dtype)}.")
+
+
 def _batch_and_dims(name, avals_in, ranks, kinds=INEXACT):
     """JAX's ``linalg_shape_rule``: the shared batch shape and each operand's trailing ``rank`` dimensions."""
     batch, dims = [], []

@@ -13,8 +13,8 @@ from __future__ import annotations
 import numpy as np
 
 from irax.backends.numpy_decompositions import MAX_SWEEPS, pair_masks
-from irax.backends.numpy_linalg import check_lapack_dtype
 from irax.ir.dialect import tensor_type
+from irax.ir.linalg import check_lapack_dtype
 from irax.ir.mlir import ir
 from irax.ir.params import dense_attr
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from irax.backends.numpy_linalg import check_lapack_dtype
 from irax.backends.numpy_tridiagonal import pivot_limits
+from irax.ir.linalg import check_lapack_dtype
 from irax.ir.shapes import issubdtype
 
 from .lower_decompositions import _is_complex, _linalg, _real
