@@ -6,8 +6,8 @@ import numpy as np
 
 from irax.ir.extras import approx_top_k_output_size, platform_branch
 
+from . import numpy_sort
 from .numpy_rules import RULES
-from .numpy_sort import _top_k
 
 RULES["tile"] = lambda x, *, reps: np.tile(x, reps)
 RULES["optimization_barrier"] = lambda *xs: list(xs)
@@ -22,8 +22,8 @@ def _approx_top_k(x, *, k, reduction_dimension, is_max_k, recall_target, aggrega
     k = approx_top_k_output_size(x.shape[axis], x.ndim, k, recall_target, aggregate_to_topk,
                                  reduction_input_size_override)
     if is_max_k:
-        return _top_k(x, k=k, axis=axis)
-    values, indices = _top_k(-x, k=k, axis=axis)
+        return numpy_sort._top_k(x, k=k, axis=axis)
+    values, indices = numpy_sort._top_k(-x, k=k, axis=axis)
     return [-values, indices]
 
 
