@@ -12,16 +12,10 @@ from irax.backends.numpy_tridiagonal import pivot_limits
 from irax.ir.linalg import check_lapack_dtype
 from irax.ir.shapes import issubdtype
 
-from .lower_decompositions import _is_complex, _linalg, _real
+from .lower_blocked import _magnitude
+from .lower_decompositions import _linalg, _real
 from .lower_linalg import _BOOL, _I32, _dtype, _shape
 from .to_stablehlo import lowering
-
-
-def _magnitude(s, x, perturb_singular):
-    """As ``numpy_tridiagonal.magnitude``: ``|re| + |im|`` for ``gtsv``'s complex comparisons, else ``|x|``."""
-    if perturb_singular or not _is_complex(x):
-        return s.abs(x)
-    return s.add(s.abs(s.part("real", x)), s.abs(s.part("imag", x)))
 
 
 def _not(s, x):
@@ -124,7 +118,8 @@ def _eliminate(e, dl, d, du, rhs, perturb_singular):
     zero_i = e.const(0, _I32)
 
     def mag(s, x):
-        return _magnitude(s, x, perturb_singular)
+        """``|re| + |im|`` for ``gtsv``'s complex comparisons (as ``numpy_tridiagonal.magnitude``), else ``|x|``."""
+        return s.abs(x) if perturb_singular else _magnitude(s, x)
 
     def step(s, k, state):
         u0, u1, yk, scale1, largest, singular, us0, us1, us2, ys = state
