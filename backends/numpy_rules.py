@@ -579,4 +579,5 @@ from . import numpy_decompositions  # noqa: E402,F401  (fills RULES with eigh, s
 from . import numpy_special  # noqa: E402,F401  (fills RULES with igamma, betainc, the Bessel functions, zeta, ...)
 from . import numpy_callbacks  # noqa: E402,F401  (fills RULES with the host callbacks)
 from . import numpy_eig  # noqa: E402,F401  (fills RULES with eig)
+from . import numpy_schur  # noqa: E402,F401  (fills RULES with schur)
 from . import numpy_tridiagonal  # noqa: E402,F401  (fills RULES with tridiagonal_solve)

@@ -1,8 +1,8 @@
 """Shape rules of the linear-algebra primitives (``cholesky``, ``triangular_solve``, ``tridiagonal_solve``,
 ``symmetric_product``, ``lu``, ``lu_pivots_to_permutation``, ``householder_product``, ``hessenberg``, ``eigh``, ``eig``,
-``svd``, ``qr``), as JAX's ``linalg_primitive`` checks them: every operand a batch of matrices (or vectors) with the
-same leading batch dimensions, its dtype floating or complex (int32 pivots), the same errors for a wrong rank or a
-non-square matrix."""
+``schur``, ``svd``, ``qr``), as JAX's ``linalg_primitive`` checks them: every operand a batch of matrices (or vectors)
+with the same leading batch dimensions, its dtype floating or complex (int32 pivots), the same errors for a wrong rank
+or a non-square matrix."""
 from __future__ import annotations
 
 import numpy as np
@@ -36,7 +36,7 @@ def _batch_and_dims(name, avals_in, ranks, kinds=INEXACT):
                         f"{[len(b) for b in batch]} batch dimensions for the inputs.")
     if any(b != batch[0] for b in batch):
         raise TypeError(f"All inputs to {name} must have the same batch dimensions, but got {batch}.")
-    check_dtypes(name, avals_in, kinds)
+    check_dtypes(name, avals_in, kinds, name_position=True)
     return batch[0], dims
 
 
@@ -150,6 +150,15 @@ def eig(name, avals_in, *, compute_left_eigenvectors, compute_right_eigenvectors
     vectors = ShapedArray(batch + (n, n), dtype)
     return ([ShapedArray(batch + (n,), dtype)] + [vectors] * bool(compute_left_eigenvectors)
             + [vectors] * bool(compute_right_eigenvectors))
+
+
+def schur(name, avals_in, *, compute_schur_vectors, sort_eig_vals, select_callable):
+    """The Schur form, then (``compute_schur_vectors``) the Schur vectors, both of the operand's type."""
+    (x,) = avals_in
+    _, ((n, m),) = _batch_and_dims(name, avals_in, (2,))
+    if n != m:
+        raise ValueError(f"The input to schur must be a square matrix. Got shape {(n, m)}.")
+    return [ShapedArray(x.shape, x.dtype, x.weak_type)] * (1 + bool(compute_schur_vectors))
 
 
 def svd(name, avals_in, *, full_matrices, compute_uv, subset_by_index, algorithm):

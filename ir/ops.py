@@ -86,9 +86,9 @@ class Primitive(str):
 PRIMITIVES: dict[str, Primitive] = {}
 # The primitives JAX binds with a list of results, however many there are.
 MULTIPLE_RESULTS = {"approx_top_k", "cond", "device_put", "eig", "eigh", "hessenberg", "lu", "optimization_barrier",
-                    "qr", "reduce", "scan", "sort", "split", "svd", "top_k", "unstack", "while", "custom_linear_solve",
-                    "pjit", "custom_jvp_call", "custom_vjp_call", "checkpoint", "pure_callback", "io_callback",
-                    "debug_callback", "debug_print"}
+                    "qr", "reduce", "scan", "schur", "sort", "split", "svd", "top_k", "unstack", "while",
+                    "custom_linear_solve", "pjit", "custom_jvp_call", "custom_vjp_call", "checkpoint", "pure_callback",
+                    "io_callback", "debug_callback", "debug_print"}
 
 
 def _is_none(v):
@@ -280,6 +280,10 @@ declare("eig", 1, LA.eig, Param("compute_left_eigenvectors", P.BOOL), Param("com
         Param("enable_eigvec_derivs", P.BOOL), Param("implementation", P.Optional(P.STR)),
         doc="Eigenvalues of each general matrix, then its left and right eigenvectors (columns; unit norm, largest "
             "component real), as LAPACK's geev gives them: computed on the host, as JAX's CPU eig is.")
+declare("schur", 1, LA.schur, Param("compute_schur_vectors", P.BOOL),
+        Param("select_callable", P.Optional(CB.PY_OBJECT)), Param("sort_eig_vals", P.BOOL),
+        doc="The Schur form of each square matrix (quasi-triangular, 2x2 blocks for complex pairs, if real) and its "
+            "Schur vectors, as LAPACK's gees gives them: computed on the host, as JAX's CPU schur is.")
 declare("svd", 1, LA.svd, Param("algorithm", P.Optional(P.STR)), Param("compute_uv", P.BOOL),
         Param("full_matrices", P.BOOL), Param("subset_by_index", P.Optional(P.INTS)),
         doc="Descending singular values, then (compute_uv) the left singular vectors and the adjoint of the right.")

@@ -30,10 +30,12 @@ def issubdtype(dtype, kind) -> bool:
     return np.issubdtype(dtype, kind)
 
 
-def check_dtypes(name, avals_in, kinds):
+def check_dtypes(name, avals_in, kinds, *, name_position=False):
+    """JAX's dtype check; its message names the operand's position for an n-ary op or (``name_position``) always,
+    as ``linalg_primitive``'s does."""
     for i, a in enumerate(avals_in):
         if not any(issubdtype(a.dtype, k) for k in kinds):
-            at = f" at position {i}" if len(avals_in) > 1 else ""
+            at = f" at position {i}" if len(avals_in) > 1 or name_position else ""
             raise TypeError(f"{name} does not accept dtype {a.dtype.name}{at}. "
                             f"Accepted dtypes{at} are subtypes of {_kind_names(kinds)}.")
 

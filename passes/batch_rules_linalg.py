@@ -1,4 +1,4 @@
-"""Batching rules of ``cholesky``, ``lu``, ``lu_pivots_to_permutation``, ``eigh``, ``eig``, ``svd``, ``qr``,
+"""Batching rules of ``cholesky``, ``lu``, ``lu_pivots_to_permutation``, ``eigh``, ``eig``, ``schur``, ``svd``, ``qr``,
 ``householder_product``, ``hessenberg``, ``symmetric_product``, ``triangular_solve`` and ``tridiagonal_solve``, ports of
 JAX's: the primitives take leading batch dimensions, so ``expand_dims_batcher`` moves the batch axis to the front;
 ``_triangular_solve_batching_rule`` (``_tridiagonal_solve_batching_rule``) folds a batch of right-hand sides into the
@@ -57,6 +57,7 @@ BATCH_RULES["householder_product"] = _leading_batch
 BATCH_RULES["hessenberg"] = _leading_batch
 BATCH_RULES["eigh"] = _leading_batch
 BATCH_RULES["eig"] = _leading_batch
+BATCH_RULES["schur"] = _leading_batch
 BATCH_RULES["svd"] = _leading_batch
 BATCH_RULES["qr"] = _leading_batch
 BATCH_RULES["triangular_solve"] = _triangular_solve_batch

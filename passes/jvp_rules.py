@@ -142,7 +142,7 @@ def _raising(message):
     return rule
 
 
-for _name in ("nextafter", "symmetric_product", "householder_product", "hessenberg"):
+for _name in ("nextafter", "symmetric_product", "householder_product", "hessenberg", "schur"):
     JVP_RULES[_name] = _raising(f"Differentiation rule for '{_name}' not implemented")
 
 # --- special functions (``jax/_src/lax/special.py``) ---------------------------------------------------

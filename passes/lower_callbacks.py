@@ -1,6 +1,6 @@
-"""Lowering of the host callbacks, and of ``eig`` (JAX's CPU eig is LAPACK on the host too): a ``func.call`` of a
-function the program imports from the ``irax_host`` module (``irax.runtime.host_callbacks``), declared once per
-call site as ``irax_host.callback_<i>``.
+"""Lowering of the host callbacks, and of ``eig`` and ``schur`` (JAX's CPU ones are LAPACK on the host too): a
+``func.call`` of a function the program imports from the ``irax_host`` module (``irax.runtime.host_callbacks``),
+declared once per call site as ``irax_host.callback_<i>``.
 
 The declaration carries the Python callable's key while the module is lowered; ``take_host_callbacks`` removes it
 and returns the callables in import order, so that the compiled text, and the compile cache's key with it, is the
@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 
 from irax.backends.numpy_eig import eig
+from irax.backends.numpy_schur import schur
 from irax.ir.callbacks import CALLBACK_OPS, checked_call, object_key, object_of, print_callback
 from irax.ir.dialect import aval_of_type
 from irax.ir.mlir import func_op, ir, module_body
@@ -33,6 +34,14 @@ def _callback(ctx, *operands, **params):
 def _eig(ctx, x, **params):
     """LAPACK's geev on the host, as JAX's CPU eig (IREE has no nonsymmetric eigensolver)."""
     return host_call(ctx, functools.partial(eig, **params), [x])
+
+
+@lowering("schur")
+def _schur(ctx, x, **params):
+    """LAPACK's gees on the host, as JAX's CPU schur; its sorting is refused when lowered, as JAX refuses it."""
+    if params["sort_eig_vals"]:
+        raise NotImplementedError("The sort feature of LAPACK's gees routine is not implemented.")
+    return host_call(ctx, functools.partial(schur, **params), [x])
 
 
 def host_call(ctx, callback, operands) -> list:

@@ -16,7 +16,7 @@ from . import add, broadcast, broadcasted_iota, conj, div, expand_dims, full_lik
 from ._scalars import as_operand
 
 __all__ = ["EigImplementation", "EighImplementation", "SvdAlgorithm", "cholesky", "eig", "eigh", "hessenberg",
-           "householder_product", "lu", "lu_pivots_to_permutation", "qdwh", "qr", "svd", "symmetric_product",
+           "householder_product", "lu", "lu_pivots_to_permutation", "qdwh", "qr", "schur", "svd", "symmetric_product",
            "triangular_solve", "tridiagonal_solve"]
 
 
@@ -62,6 +62,13 @@ def hessenberg(a):
     """``(a, taus)``: each square matrix reduced to upper Hessenberg form, the Householder reflectors that did it
     stored below the subdiagonal with scale factors ``taus`` (``[..., n - 1]``), as LAPACK's ``gehrd``."""
     return tuple(bind("hessenberg", as_operand(a)))
+
+
+def schur(x, *, compute_schur_vectors: bool = True, sort_eig_vals: bool = False, select_callable=None):
+    """``[T, Q]`` with ``x = Q T Q^H``, ``T`` quasi-upper-triangular (upper triangular if complex) and ``Q``
+    unitary, or ``[T]``; LAPACK's ``gees`` on the host, as JAX's CPU schur (its sorting is not implemented)."""
+    return bind("schur", as_operand(x), compute_schur_vectors=bool(compute_schur_vectors),
+                select_callable=select_callable, sort_eig_vals=bool(sort_eig_vals))
 
 
 def householder_product(a, taus):

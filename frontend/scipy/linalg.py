@@ -4,8 +4,8 @@
 
 ``qr_multiply`` multiplies by the ``Q`` of ``qr`` where JAX applies ``geqrf``'s reflectors with ``ormqr``.
 
-Not here, for want of a primitive: ``schur``, and ``sqrtm``, ``funm`` and ``solve_sylvester``, which start from a
-Schur form.
+``schur`` is LAPACK's ``gees`` on the host, as JAX's CPU one. Not here yet: ``sqrtm``, ``funm`` and
+``solve_sylvester``, which start from a Schur form.
 """
 from __future__ import annotations
 
@@ -23,13 +23,13 @@ from irax.lax import linalg as lax_linalg
 from irax.lax._linalg_solve import _lu_solve
 from irax.numpy import linalg as jnp_linalg
 from irax.numpy._util import check_arraylike, promote_args_inexact, promote_dtypes, promote_dtypes_inexact, staged_as
-from irax.scipy.fft import _promote_dtypes_complex as promote_dtypes_complex
+from irax.scipy.fft import _promote_dtypes_complex as promote_dtypes_complex, _to_complex_dtype
 from irax.scipy.special import comb
 
 __all__ = ["block_diag", "cho_factor", "cho_solve", "cholesky", "circulant", "companion", "convolution_matrix", "det",
            "dft", "eigh", "eigh_tridiagonal", "expm", "expm_frechet", "fiedler", "fiedler_companion", "hadamard",
            "hankel", "helmert", "hessenberg", "hilbert", "inv", "invhilbert", "invpascal", "leslie", "lu", "lu_factor",
-           "lu_solve", "pascal", "polar", "qr", "qr_multiply", "rsf2csf", "solve", "solve_triangular", "svd",
+           "lu_solve", "pascal", "polar", "qr", "qr_multiply", "rsf2csf", "schur", "solve", "solve_triangular", "svd",
            "toeplitz"]
 
 
@@ -794,6 +794,21 @@ def _rsf2csf_2d(T, Z):
         return T, Z
 
     return lax.fori_loop(1, N, _rsf2csf_iter, (T, Z))
+
+
+@staged_as("_schur", static_argnames=("output",))
+def _schur(a, output):
+    if output == "complex":
+        a = a.astype(_to_complex_dtype(a.dtype))
+    return lax_linalg.schur(a)
+
+
+def schur(a, output="real"):
+    """``(T, Z)`` with ``a = Z T Z^H``: ``T`` quasi-upper-triangular (``output="real"``, 2x2 blocks for complex
+    eigenvalue pairs) or upper triangular (``"complex"``, the input made complex first, as JAX does)."""
+    if output not in ("real", "complex"):
+        raise ValueError(f"Expected 'output' to be either 'real' or 'complex', got {output=}.")
+    return _schur(a, output)
 
 
 @staged_as("rsf2csf", static_argnames=("check_finite",))
