@@ -142,3 +142,55 @@ def test_errors_match_jax():
             f(ROTATION, sort_eig_vals=True)
     with pytest.raises(NotImplementedError, match="Differentiation rule for 'schur' not implemented"):
         irax.grad(lambda a: ilinalg.schur(a)[0].sum())(ROTATION)
+
+
+# --- sqrtm, funm, solve_sylvester: JAX's loops on the complex Schur form ------------------------------------------
+
+SPD = (CASES[3] @ CASES[3].T + np.eye(6, dtype=np.float32)).astype(np.float32)
+B3, C63 = _random((3, 3), np.float32), _random((6, 3), np.float32)
+MATRIX_FUNCTIONS = {
+    "sqrtm": lambda lib, a: lib.scipy.linalg.sqrtm(a),
+    "funm_exp": lambda lib, a: lib.scipy.linalg.funm(a, lib.numpy.exp),
+    "funm_sin_error": lambda lib, a: lib.scipy.linalg.funm(a, lib.numpy.sin, disp=False),
+    "solve_sylvester": lambda lib, a: lib.scipy.linalg.solve_sylvester(a, B3, C63),
+    "solve_sylvester_eigen": lambda lib, a: lib.scipy.linalg.solve_sylvester(a, B3, C63, method="eigen"),
+}
+
+
+@pytest.mark.parametrize("name", MATRIX_FUNCTIONS)
+def test_matrix_functions_text_and_values_match_jax(name):
+    """A positive definite matrix keeps the square root principal whatever the rounding (a negative real eigenvalue
+    comes out of the complex Schur form with an imaginary part of either sign, and its root with it)."""
+    f = MATRIX_FUNCTIONS[name]
+    assert str(irax.make_jaxpr(lambda a: f(irax, a))(SPD)) == str(jax.make_jaxpr(lambda a: f(jax, a))(SPD))
+    got, want = jax.tree.leaves(f(irax, SPD)), jax.tree.leaves(f(jax, SPD))
+    for g, w in zip(got, want):
+        assert g.dtype == w.dtype
+        np.testing.assert_allclose(g, w, rtol=2e-4, atol=2e-5 * float(np.abs(w).max()))
+
+
+def test_matrix_functions_solve_their_equations():
+    a = CASES[3]
+    root = irax.jit(isl.sqrtm)(a)
+    np.testing.assert_allclose(root @ root, a, atol=1e-4)
+    np.testing.assert_allclose(isl.sqrtm(a), root, atol=1e-5)
+    np.testing.assert_allclose(isl.funm(SPD, irax.numpy.log), np.asarray(jax.scipy.linalg.funm(SPD, jax.numpy.log)),
+                               atol=1e-4)
+    batch = np.stack([a, 2 * a])
+    xs = isl.solve_sylvester(batch, B3, C63)
+    np.testing.assert_allclose(batch @ xs + xs @ B3, np.broadcast_to(C63, xs.shape), atol=1e-4)
+    eye = np.eye(2, dtype=np.float32)
+    assert np.isnan(isl.solve_sylvester(eye, -eye, np.ones((2, 2), np.float32))).all()  # A and -B share eigenvalues
+
+
+def test_matrix_function_errors_match_jax():
+    with pytest.raises(NotImplementedError, match="Blocked version is not implemented yet."):
+        isl.sqrtm(SPD, blocksize=2)
+    with pytest.raises(ValueError, match="expected square array_like input"):
+        isl.funm(np.ones((2, 3), np.float32), irax.numpy.exp)
+    with pytest.raises(ValueError, match=r"Incompatible shapes for Sylvester equation:\nA: \(2, 2\)"):
+        isl.solve_sylvester(np.ones((2, 2)), np.ones((3, 3)), np.ones((3, 2)))
+    with pytest.raises(ValueError, match='Unrecognized method x. The two valid methods are either "schur" or "eigen".'):
+        isl.solve_sylvester(ROTATION, ROTATION, ROTATION, method="x")
+    with pytest.raises(NotImplementedError, match="Differentiation rule for 'schur' not implemented"):
+        irax.grad(lambda a: isl.sqrtm(a).real.sum())(SPD)

@@ -4,8 +4,8 @@
 
 ``qr_multiply`` multiplies by the ``Q`` of ``qr`` where JAX applies ``geqrf``'s reflectors with ``ormqr``.
 
-``schur`` is LAPACK's ``gees`` on the host, as JAX's CPU one. Not here yet: ``sqrtm``, ``funm`` and
-``solve_sylvester``, which start from a Schur form.
+``schur`` is LAPACK's ``gees`` on the host, as JAX's CPU one; ``sqrtm``, ``funm`` and ``solve_sylvester`` start
+from it (``_linalg_schur``).
 """
 from __future__ import annotations
 
@@ -27,10 +27,10 @@ from irax.scipy.fft import _promote_dtypes_complex as promote_dtypes_complex, _t
 from irax.scipy.special import comb
 
 __all__ = ["block_diag", "cho_factor", "cho_solve", "cholesky", "circulant", "companion", "convolution_matrix", "det",
-           "dft", "eigh", "eigh_tridiagonal", "expm", "expm_frechet", "fiedler", "fiedler_companion", "hadamard",
-           "hankel", "helmert", "hessenberg", "hilbert", "inv", "invhilbert", "invpascal", "leslie", "lu", "lu_factor",
-           "lu_solve", "pascal", "polar", "qr", "qr_multiply", "rsf2csf", "schur", "solve", "solve_triangular", "svd",
-           "toeplitz"]
+           "dft", "eigh", "eigh_tridiagonal", "expm", "expm_frechet", "fiedler", "fiedler_companion", "funm",
+           "hadamard", "hankel", "helmert", "hessenberg", "hilbert", "inv", "invhilbert", "invpascal", "leslie", "lu",
+           "lu_factor", "lu_solve", "pascal", "polar", "qr", "qr_multiply", "rsf2csf", "schur", "solve",
+           "solve_sylvester", "solve_triangular", "sqrtm", "svd", "toeplitz"]
 
 
 def _batched_1d(name, a, b):
@@ -1025,3 +1025,6 @@ def _tridiagonal_eigenvectors(alpha, beta, eigvals, key):
 
     init = (0, v, jnp.ones(k, dtype=eigvals.dtype), jnp.zeros(k, dtype=eigvals.dtype))
     return lax.while_loop(continue_iteration, inverse_iteration_step, init)[1]
+
+
+from ._linalg_schur import funm, solve_sylvester, sqrtm  # noqa: E402,F401  (they start from schur)
