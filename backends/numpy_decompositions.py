@@ -1,14 +1,14 @@
-"""NumPy rules of ``eigh``, ``svd``, ``qr`` and ``hessenberg``: the same Jacobi sweeps and Householder steps the
-StableHLO lowerings run (``passes/lower_decompositions.py``), so that eager and jitted results agree to rounding,
-written with NumPy alone.
+"""NumPy rules of ``eigh``, ``svd``, ``qr``, ``geqrf``, ``ormqr`` and ``hessenberg``: the same Jacobi sweeps and
+Householder steps the StableHLO lowerings run (``passes/lower_decompositions.py``), so that eager and jitted results
+agree to rounding, written with NumPy alone.
 
 ``eigh`` is cyclic Jacobi in the parallel (round-robin) ordering: each step rotates n/2 disjoint index pairs at once
-with one rotation matrix ``J`` (``A <- J^T A J``), a sweep is n - 1 steps, and sweeps repeat until every
-off-diagonal entry is below ``eps * |A|_F`` (or a sweep cap). ``svd`` is one-sided (Hestenes) Jacobi with the same
-rotations computed from the Gram matrix ``A^T A`` and applied to the columns of ``A``; its left singular vectors are
-completed to an orthonormal basis by a Householder QR. ``qr`` is LAPACK's ``geqrf`` (same reflector signs) with the
-reflectors accumulated into ``Q``. Complex matrices take the Hermitian forms (``A^H``, unitary rotations);
-half precision is computed in float32.
+with one rotation matrix ``J`` (``A <- J^T A J``), a sweep is n - 1 steps, and sweeps repeat until every off-diagonal
+entry is below ``eps * |A|_F`` (or a sweep cap). ``svd`` is one-sided (Hestenes) Jacobi with the same rotations computed
+from the Gram matrix ``A^T A`` and applied to the columns of ``A``; its left singular vectors are completed to an
+orthonormal basis by a Householder QR. ``qr`` is LAPACK's ``geqrf`` (same reflector signs) with the reflectors
+accumulated into ``Q``; ``geqrf`` leaves them stored, and ``ormqr`` applies them. Complex matrices take the Hermitian
+forms (``A^H``, unitary rotations); half precision is computed in float32.
 """
 from __future__ import annotations
 
@@ -187,6 +187,45 @@ def qr(x, *, pivoting, full_matrices, use_magma):
     return [q.reshape(shape[:-2] + (m, k)).astype(dtype), r[:, :k, :].reshape(shape[:-2] + (k, n)).astype(dtype)]
 
 
+def geqrf(x):
+    """LAPACK's ``geqr2``: reflector j (from row j of column j) applied to columns j and on, ``A <- H^H A``; R kept
+    on and above the diagonal, the reflectors stored below it, and their ``taus``."""
+    check_lapack_dtype(np.asarray(x).dtype)
+    a = _stack(x)
+    batch, m, n = a.shape
+    k = min(m, n)
+    rows, cols = np.arange(m), np.arange(n)
+    taus = np.zeros((batch, k), a.dtype)
+    for j in range(k):
+        v, tau, beta = reflector(a[:, :, j], j)
+        update = np.conj(tau)[:, None, None] * v[:, :, None] * (np.conj(v)[:, None, :] @ a)
+        a = a - np.where(cols >= j, update, 0)
+        a[:, :, j] = np.where(rows == j, beta[:, None], np.where(rows > j, v, a[:, :, j]))
+        taus[:, j] = tau
+    shape, dtype = np.shape(x), np.asarray(x).dtype
+    return [a.reshape(shape).astype(dtype), taus.reshape(shape[:-2] + (k,)).astype(dtype)]
+
+
+def ormqr(a, taus, c, *, left, transpose):
+    """``Q c``, ``Q^H c``, ``c Q`` or ``c Q^H`` for ``Q = H_1 ... H_k``, one reflector at a time: the last first for
+    ``Q c`` and ``c Q^H``, with ``conj(tau)`` for ``Q^H``."""
+    check_lapack_dtype(np.asarray(c).dtype)
+    stack, out = _stack(a), _stack(c)
+    batch, m, _ = stack.shape
+    k = np.shape(taus)[-1]
+    t = np.asarray(taus).reshape(batch, k).astype(stack.dtype)
+    if transpose:
+        t = np.conj(t)
+    for i in (reversed(range(k)) if left != transpose else range(k)):
+        v = np.where(np.arange(m) > i, stack[:, :, i], (np.arange(m) == i).astype(stack.dtype))
+        tau = t[:, i, None, None]
+        if left:
+            out = out - tau * v[:, :, None] * (np.conj(v)[:, None, :] @ out)
+        else:
+            out = out - tau * (out @ v[:, :, None]) * np.conj(v)[:, None, :]
+    return out.reshape(np.shape(c)).astype(np.asarray(c).dtype)
+
+
 def hessenberg(x):
     """LAPACK's ``gehd2``: reflector i (from row i + 1 of column i) applied on both sides, ``A <- H A H^H``, the
     Hessenberg matrix returned with the reflectors stored below its subdiagonal and their ``taus``."""
@@ -271,5 +310,7 @@ def svd(x, *, full_matrices, compute_uv, subset_by_index, algorithm):
 
 RULES["eigh"] = eigh
 RULES["qr"] = qr
+RULES["geqrf"] = geqrf
+RULES["ormqr"] = ormqr
 RULES["hessenberg"] = hessenberg
 RULES["svd"] = svd

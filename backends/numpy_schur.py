@@ -12,8 +12,7 @@ import numpy as np
 
 from irax.ir.linalg import check_lapack_dtype
 
-from .numpy_decompositions import hessenberg
-from .numpy_linalg import householder_product
+from . import numpy_decompositions, numpy_linalg  # read at call time: either may be the module imported first
 from .numpy_rules import RULES, stack_of_matrices as _stack
 
 
@@ -362,7 +361,7 @@ def _orthogonal_from_reflectors(reduced, taus):
     """``orghr``: the reflectors ``gehrd`` stored below the subdiagonal, multiplied out by ``householder_product``
     in the trailing block (the first row and column are the identity's)."""
     q = np.eye(reduced.shape[0], dtype=reduced.dtype)
-    q[1:, 1:] = householder_product(reduced[1:, :-1], taus)
+    q[1:, 1:] = numpy_linalg.householder_product(reduced[1:, :-1], taus)
     return q
 
 
@@ -376,7 +375,7 @@ def schur(x, *, compute_schur_vectors, sort_eig_vals, select_callable):
     for b in range(a.shape[0]):
         if not np.isfinite(a[b]).all():
             continue
-        (reduced,), (taus,) = hessenberg(a[b:b + 1])
+        (reduced,), (taus,) = numpy_decompositions.hessenberg(a[b:b + 1])
         h = np.triu(reduced, -1)
         z = _orthogonal_from_reflectors(reduced, taus)
         if sweeps(h, z):

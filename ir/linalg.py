@@ -110,6 +110,30 @@ def hessenberg(name, avals_in):
     return [ShapedArray(x.shape, x.dtype, x.weak_type), ShapedArray(batch + (max(n - 1, 0),), x.dtype, x.weak_type)]
 
 
+def geqrf(name, avals_in):
+    """LAPACK's ``geqrf``: R above the diagonal with the reflectors below it, and their ``min(m, n)`` scale factors."""
+    (x,) = avals_in
+    batch, ((m, n),) = _batch_and_dims(name, avals_in, (2,))
+    return [ShapedArray(x.shape, x.dtype, x.weak_type), ShapedArray(batch + (min(m, n),), x.dtype, x.weak_type)]
+
+
+def ormqr(name, avals_in, *, left, transpose):
+    _, (a_shape, (k,), c_shape) = _batch_and_dims(name, avals_in, (2, 1, 2))
+    _same_dtypes(name, avals_in)
+    m = a_shape[0]
+    if left and c_shape[0] != m:
+        raise ValueError("ormqr with left=True expects c to have the same number of rows as the Householder matrix "
+                         f"a. Got a shape {a_shape} and c shape {c_shape}.")
+    if not left and c_shape[1] != m:
+        raise ValueError("ormqr with left=False expects c to have the same number of columns as the Householder "
+                         f"matrix a has rows. Got a shape {a_shape} and c shape {c_shape}.")
+    if k > min(a_shape):  # LAPACK rejects it (JAX's CPU ormqr fails at run time)
+        raise ValueError(f"ormqr expects at most min(m, n) = {min(a_shape)} Householder scale factors for a of shape "
+                         f"{a_shape}. Got {k}.")
+    c = avals_in[2]
+    return [ShapedArray(c.shape, c.dtype, _all_weak(avals_in))]
+
+
 def lu(name, avals_in):
     (x,) = avals_in
     batch, ((m, n),) = _batch_and_dims(name, avals_in, (2,))

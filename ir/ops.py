@@ -85,10 +85,10 @@ class Primitive(str):
 
 PRIMITIVES: dict[str, Primitive] = {}
 # The primitives JAX binds with a list of results, however many there are.
-MULTIPLE_RESULTS = {"approx_top_k", "cond", "device_put", "eig", "eigh", "hessenberg", "lu", "optimization_barrier",
-                    "qr", "reduce", "scan", "schur", "sort", "split", "svd", "top_k", "unstack", "while",
-                    "custom_linear_solve", "pjit", "custom_jvp_call", "custom_vjp_call", "checkpoint", "pure_callback",
-                    "io_callback", "debug_callback", "debug_print"}
+MULTIPLE_RESULTS = {"approx_top_k", "cond", "device_put", "eig", "eigh", "geqrf", "hessenberg", "lu",
+                    "optimization_barrier", "qr", "reduce", "scan", "schur", "sort", "split", "svd", "top_k", "unstack",
+                    "while", "custom_linear_solve", "pjit", "custom_jvp_call", "custom_vjp_call", "checkpoint",
+                    "pure_callback", "io_callback", "debug_callback", "debug_print"}
 
 
 def _is_none(v):
@@ -269,6 +269,12 @@ declare("householder_product", 2, LA.householder_product,
 declare("hessenberg", 1, LA.hessenberg,
         doc="Each square matrix reduced to upper Hessenberg form by Householder reflectors from both sides, the "
             "reflectors stored below the subdiagonal, and their scale factors (LAPACK's gehrd).")
+declare("geqrf", 1, LA.geqrf,
+        doc="Householder QR of each matrix as LAPACK's geqrf leaves it: R on and above the diagonal, the reflectors "
+            "I - tau_i v_i v_i^H below it (v_i's leading one implied), and their scale factors tau.")
+declare("ormqr", 3, LA.ormqr, Param("left", P.BOOL), Param("transpose", P.BOOL),
+        doc="c multiplied by the Q of geqrf's reflectors (Q c, Q^H c, c Q or c Q^H) without forming Q (LAPACK's "
+            "ormqr/unmqr).")
 declare("lu", 1, LA.lu, doc="LU decomposition with partial pivoting: L (unit diagonal implied) and U in one matrix, "
         "the row swaps and the permutation (int32).")
 declare("lu_pivots_to_permutation", 1, LA.lu_pivots_to_permutation, Param("permutation_size", P.INT),

@@ -1,8 +1,8 @@
 """Batching rules of ``cholesky``, ``lu``, ``lu_pivots_to_permutation``, ``eigh``, ``eig``, ``schur``, ``svd``, ``qr``,
-``householder_product``, ``hessenberg``, ``symmetric_product``, ``triangular_solve`` and ``tridiagonal_solve``, ports of
-JAX's: the primitives take leading batch dimensions, so ``expand_dims_batcher`` moves the batch axis to the front;
-``_triangular_solve_batching_rule`` (``_tridiagonal_solve_batching_rule``) folds a batch of right-hand sides into the
-columns (rows) of one when the matrix is shared."""
+``geqrf``, ``ormqr``, ``householder_product``, ``hessenberg``, ``symmetric_product``, ``triangular_solve`` and
+``tridiagonal_solve``, ports of JAX's: the primitives take leading batch dimensions, so ``expand_dims_batcher`` moves
+the batch axis to the front; ``_triangular_solve_batching_rule`` (``_tridiagonal_solve_batching_rule``) folds a batch of
+right-hand sides into the columns (rows) of one when the matrix is shared."""
 from __future__ import annotations
 
 from .batch import BATCH_RULES
@@ -58,6 +58,8 @@ BATCH_RULES["hessenberg"] = _leading_batch
 BATCH_RULES["eigh"] = _leading_batch
 BATCH_RULES["eig"] = _leading_batch
 BATCH_RULES["schur"] = _leading_batch
+BATCH_RULES["geqrf"] = _leading_batch
+BATCH_RULES["ormqr"] = _leading_batch
 BATCH_RULES["svd"] = _leading_batch
 BATCH_RULES["qr"] = _leading_batch
 BATCH_RULES["triangular_solve"] = _triangular_solve_batch

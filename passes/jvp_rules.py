@@ -142,7 +142,8 @@ def _raising(message):
     return rule
 
 
-for _name in ("nextafter", "symmetric_product", "householder_product", "hessenberg", "schur"):
+for _name in ("nextafter", "symmetric_product", "householder_product", "hessenberg", "schur", "geqrf",
+              "ormqr"):
     JVP_RULES[_name] = _raising(f"Differentiation rule for '{_name}' not implemented")
 
 # --- special functions (``jax/_src/lax/special.py``) ---------------------------------------------------

@@ -1,6 +1,6 @@
-"""StableHLO lowerings of ``eigh``, ``svd``, ``qr``, ``householder_product`` and ``hessenberg``: Jacobi sweeps and
-Householder steps in ``stablehlo.while`` loops over a stack of matrices, as ``backends/numpy_decompositions.py`` runs
-them step for step.
+"""StableHLO lowerings of ``eigh``, ``svd``, ``qr``, ``geqrf``, ``ormqr``, ``householder_product`` and ``hessenberg``:
+Jacobi sweeps and Householder steps in ``stablehlo.while`` loops over a stack of matrices, as
+``backends/numpy_decompositions.py`` runs them step for step.
 
 JAX's CPU lowerings are LAPACK custom calls (``syevd``, ``gesdd``, ``geqrf``), which IREE does not have. Each
 Jacobi step rotates n/2 disjoint index pairs at once (the round-robin tables are constants, one slice per step),
@@ -346,6 +346,82 @@ def _householder_qr(e, a):
     return q, a
 
 
+def _store_reflector(s, a, taus, column, first_row, v, tau, beta):
+    """LAPACK's storage of a reflector: ``beta`` at ``first_row`` of the stack's ``column`` and ``v`` below it, and
+    ``tau`` at ``column`` of ``taus``."""
+    batch, m, _ = _shape(a)
+    zero = s.const(0, _I32)
+    rows, first = s.iota((batch, m), 1), s.at(first_row, (batch, m))
+    entries = s.slice(a, [zero, zero, column], [batch, m, None])
+    entries = s.select(s.cmp(rows, first, "EQ"), s.bcast(beta, (batch, m), (0,)),
+                       s.select(s.cmp(rows, first, "GT"), v, entries))
+    a = s.update(a, s.reshape(entries, (batch, m, 1)), [zero, zero, column])
+    return [a, s.update(taus, s.reshape(tau, (batch, 1)), [zero, column])]
+
+
+@lowering("geqrf")
+def _geqrf(ctx, x):
+    """As ``numpy_decompositions.geqrf``: a loop over the columns, reflector j applied to columns j and on."""
+    out, taus_aval = ctx.result_avals
+    check_lapack_dtype(out.dtype)
+    e = _linalg(ctx)
+    if out.size == 0:
+        return [x, e.const(0, taus_aval.dtype, taus_aval.shape)]
+    a = _as_stack(e, x)
+    batch, m, n = _shape(a)
+    k = min(m, n)
+    dtype = _dtype(a)
+    zero = e.const(0, _I32)
+
+    def step(s, j, state):
+        a, taus = state
+        v, tau, beta = _reflector(s, s.slice(a, [zero, zero, j], [batch, m, None]), j)
+        update = s.mul(s.bcast(s.conj(tau), (batch, m, n), (0,)),
+                       s.matmul(s.reshape(v, (batch, m, 1)), s.matmul(s.reshape(s.conj(v), (batch, 1, m)), a)))
+        a = s.sub(a, s.where(s.cmp(s.iota((batch, m, n), 2), s.at(j, (batch, m, n)), "GE"), update, 0))
+        return _store_reflector(s, a, taus, j, j, v, tau, beta)
+
+    a, taus = e.fori(k, [a, e.const(0, dtype, (batch, k))], step)
+    return [_from_stack(e, a, out), e.convert(e.reshape(taus, taus_aval.shape), taus_aval.dtype)]
+
+
+@lowering("ormqr")
+def _ormqr(ctx, a, taus, c, *, left, transpose):
+    """As ``numpy_decompositions.ormqr``: a loop over the reflectors, ``c - tau v (v^H c)`` or
+    ``c - tau (c v) v^H`` each."""
+    (out,) = ctx.result_avals
+    check_lapack_dtype(out.dtype)
+    e = _linalg(ctx)
+    k = _shape(taus)[-1]
+    if out.size == 0 or k == 0:
+        return [c]
+    a, c = _as_stack(e, a), _as_stack(e, c)
+    batch, m, _ = _shape(a)
+    rows, cols = _shape(c)[1:]
+    dtype = _dtype(a)
+    t = e.convert(e.reshape(taus, (batch, k)), dtype)
+    if transpose:
+        t = e.conj(t)
+    zero = e.const(0, _I32)
+
+    def step(s, j, state):
+        (c,) = state
+        i = s.sub(s.const(k - 1, _I32), j) if left != transpose else j
+        at_i, indices = s.at(i, (batch, m)), s.iota((batch, m), 1)
+        below = s.slice(a, [zero, zero, i], [batch, m, None])
+        v = s.select(s.cmp(indices, at_i, "GT"), below,
+                     s.where(s.cmp(indices, at_i, "EQ"), s.const(1, dtype, (batch, m)), 0))
+        tau = s.bcast(s.slice(t, [zero, i], [batch, None]), (batch, rows, cols), (0,))
+        if left:
+            update = s.matmul(s.reshape(v, (batch, m, 1)), s.matmul(s.reshape(s.conj(v), (batch, 1, m)), c))
+        else:
+            update = s.matmul(s.matmul(c, s.reshape(v, (batch, m, 1))), s.reshape(s.conj(v), (batch, 1, m)))
+        return [s.sub(c, s.mul(tau, update))]
+
+    (c,) = e.fori(k, [c], step)
+    return [_from_stack(e, c, out)]
+
+
 @lowering("hessenberg")
 def _hessenberg(ctx, x):
     """As ``numpy_decompositions.hessenberg``: a loop over the columns, reflector i applied on both sides."""
@@ -369,12 +445,7 @@ def _hessenberg(ctx, x):
         a = s.sub(a, s.mul(s.bcast(tau, shape, (0,)), s.matmul(s.matmul(a, col), row)))
         left = s.mul(s.bcast(s.conj(tau), shape, (0,)), s.matmul(col, s.matmul(row, a)))
         a = s.sub(a, s.where(s.cmp(s.iota(shape, 2), s.at(i, shape), "GT"), left, 0))
-        rows, at_i1 = s.iota((batch, n), 1), s.at(i1, (batch, n))
-        column = s.slice(a, [zero, zero, i], [batch, n, None])
-        column = s.select(s.cmp(rows, at_i1, "EQ"), s.bcast(beta, (batch, n), (0,)),
-                          s.select(s.cmp(rows, at_i1, "GT"), v, column))
-        a = s.update(a, s.reshape(column, (batch, n, 1)), [zero, zero, i])
-        return [a, s.update(taus, s.reshape(tau, (batch, 1)), [zero, i])]
+        return _store_reflector(s, a, taus, i, i1, v, tau, beta)
 
     a, taus = e.fori(n - 1, [a, e.const(0, dtype, (batch, n - 1))], step)
     return [_from_stack(e, a, out), e.convert(e.reshape(taus, taus_aval.shape), taus_aval.dtype)]

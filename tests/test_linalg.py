@@ -1,9 +1,8 @@
 """The linear-algebra primitives (``cholesky``, ``triangular_solve``, ``lu``, ``lu_pivots_to_permutation``,
-``symmetric_product``, ``householder_product``, ``hessenberg``) and ``jnp.linalg`` / ``scipy.linalg`` on them, against
-JAX: values eagerly (NumPy rules) and under ``irax.jit`` (IREE's while loops), batched, empty and 1x1 matrices, NaN
-where JAX gives NaN, ``make_jaxpr`` text, gradients (``check_grads`` and ``jax.grad``), vmap against stacking, JAX's
-errors, and a Gaussian-process posterior as one program.
-"""
+``symmetric_product``, ``householder_product``, ``hessenberg``, ``geqrf``, ``ormqr``) and ``jnp.linalg`` /
+``scipy.linalg`` on them, against JAX: values eagerly (NumPy rules) and under ``irax.jit`` (IREE's while loops),
+batched, empty and 1x1 matrices, NaN where JAX gives NaN, ``make_jaxpr`` text, gradients (``check_grads`` and
+``jax.grad``), vmap against stacking, JAX's errors, and a Gaussian-process posterior as one program."""
 from __future__ import annotations
 
 
@@ -46,6 +45,9 @@ CB3B = (B3B - 1j * B3B[::-1]).astype(np.complex64)
 E0, ONE = np.zeros((2, 0, 0), np.float32), np.full((1, 1), 2.5, np.float32)
 NOT_PD = np.array([[1.0, 2.0], [2.0, 1.0]], np.float32)
 SINGULAR = np.array([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [1.0, 0.0, 1.0]], np.float32)
+# geqrf's reflectors and scale factors (JAX's), for ormqr: a real 4x3 and a complex batch of 3x3
+(H43, T3), (HC3B, TC3B) = ((np.swapaxes(np.asarray(h), -1, -2), np.asarray(t))
+                           for h, t in (jnp.linalg.qr(A4[:, :3], mode="raw"), jnp.linalg.qr(C3B, mode="raw")))
 
 
 class _Numpy:
@@ -110,6 +112,12 @@ CASES = [
     ("scipy_hessenberg", "scipy", lambda m, a, c: (m.hessenberg(a), m.hessenberg(c, calc_q=True),
                                                    m.hessenberg(np.zeros((0, 0), np.float32), calc_q=True)),
      (A4, C3B)),
+    ("qr_raw", "jnp", lambda m, a, w, c: tuple(m.linalg.qr(x, mode="raw") for x in (a, w, c, a[:0])),
+     (A4[:, :3], R34, C3B)),
+    ("ormqr", "lax", lambda m, h, t, b, hc, tc, bc: (
+        m.ormqr(h, t, b), m.ormqr(h, t, b, transpose=True), m.ormqr(h, t, b.T, left=False),
+        m.ormqr(h, t[:2], b.T, left=False, transpose=True), m.ormqr(hc, tc, bc, transpose=True),
+        m.ormqr(hc, tc, np.swapaxes(bc, -1, -2), left=False)), (H43, T3, B42, HC3B, TC3B, CB3B)),
     ("jnp_cholesky_upper", "jnp", lambda m, x: m.linalg.cholesky(x, upper=True), (S3B,)),
     ("solve", "jnp", lambda m, a, b: m.linalg.solve(a, b), (A4, B42)),
     ("solve_vector", "jnp", lambda m, a, b: m.linalg.solve(a, b), (A4, V4)),
@@ -232,6 +240,10 @@ TEXT_CASES = [
     ("vmap_householder_product", "lax", lambda m, a, t: _vmap(m)(m.householder_product, in_axes=(0, None))(a, t),
      (A3B, V4[:2])),
     ("hessenberg", "lax", lambda m, a: m.hessenberg(a), (A4,)),
+    ("qr_raw", "jnp", lambda m, a: m.linalg.qr(a, mode="raw"), (A3B,)),
+    ("ormqr", "lax", lambda m, h, t, b: m.ormqr(h, t, b.T, left=False, transpose=True), (H43, T3, B42)),
+    ("vmap_ormqr", "lax", lambda m, h, t, b: _vmap(m)(m.ormqr, in_axes=(None, None, 0))(h, t, b),
+     (H43, T3, np.stack([B42] * 2))),
     ("vmap_hessenberg", "lax", lambda m, a: _vmap(m)(m.hessenberg)(a), (A3B,)),
     ("scipy_hessenberg", "scipy", lambda m, a: m.hessenberg(a, calc_q=True), (A3B,)),
     ("vmap_symmetric_product", "lax", lambda m, a, c: _vmap(m)(m.symmetric_product)(a, c), (A3B[..., :2], A3B)),
@@ -374,6 +386,11 @@ ERROR_CASES = [
     ("householder_product_taus", lambda m, lx: lx.linalg.householder_product(A4[:, :3], V4)),
     ("householder_product_dtypes", lambda m, lx: lx.linalg.householder_product(C3B, B3B[..., 0])),
     ("hessenberg_not_square", lambda m, lx: lx.linalg.hessenberg(R34)),
+    ("qr_raw_vector", lambda m, lx: m.linalg.qr(V4, mode="raw")),
+    ("ormqr_left_rows", lambda m, lx: lx.linalg.ormqr(H43, T3, B42.T)),
+    ("ormqr_right_columns", lambda m, lx: lx.linalg.ormqr(H43, T3, B42, left=False)),
+    ("ormqr_batch", lambda m, lx: lx.linalg.ormqr(H43, T3, np.stack([B42] * 2))),
+    ("ormqr_int", lambda m, lx: lx.linalg.ormqr(H43.astype(np.int32), T3, B42)),
     ("hessenberg_vector", lambda m, lx: lx.linalg.hessenberg(V4)),
     ("symmetric_product_shapes", lambda m, lx: lx.linalg.symmetric_product(R34, A4)),
     ("symmetric_product_complex", lambda m, lx: lx.linalg.symmetric_product(C3B, C3B)),
@@ -410,7 +427,8 @@ def test_hessenberg_of_empty_matrices_is_empty():
         assert h.shape == (2, 0, 0) and taus.shape == (2, 0)
 
 
-_SECOND_OPERAND = {"symmetric_product": (S4,), "householder_product": (V4[:2],), "hessenberg": ()}
+_SECOND_OPERAND = {"symmetric_product": (S4,), "householder_product": (V4[:2],), "hessenberg": (),
+                   "ormqr": (V4[:3], B42)}
 
 
 @pytest.mark.parametrize("name", sorted(_SECOND_OPERAND))
@@ -421,9 +439,10 @@ def test_not_differentiable_as_in_jax(name):
             api.grad(lambda a: fn(a, *_SECOND_OPERAND[name])[0].sum())(A4)
 
 
-@pytest.mark.parametrize("name", ["householder_product", "hessenberg"])
+@pytest.mark.parametrize("name", ["householder_product", "hessenberg", "ormqr"])
 def test_half_precision_is_unsupported_as_in_jax(name):
-    """JAX's CPU lowerings call LAPACK's orgqr and gehrd, which have no half precision (the ops themselves trace)."""
+    """JAX's CPU lowerings call LAPACK's orgqr, gehrd and ormqr, which have no half precision (the ops themselves
+    trace)."""
     args = (A4.astype(np.float16),) + tuple(x.astype(np.float16) for x in _SECOND_OPERAND[name])
     for fn in (getattr(jax.lax.linalg, name), getattr(ilax.linalg, name), irax.jit(getattr(ilax.linalg, name))):
         with pytest.raises(NotImplementedError, match="Unsupported dtype float16."):

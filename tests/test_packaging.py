@@ -24,7 +24,8 @@ def test_every_package_directory_is_listed_in_pyproject():
     assert found - set(setuptools["packages"]) == set()
 
 
-@pytest.mark.parametrize("module", ["irax.passes", "irax.backends.numpy_linalg", "irax.backends.numpy_sort"])
+@pytest.mark.parametrize("module", ["irax.passes", "irax.backends.numpy_linalg", "irax.backends.numpy_sort",
+                                    "irax.backends.numpy_decompositions"])
 def test_module_imports_first_in_a_fresh_interpreter(module):
     """Each of these, imported before the rest, once met a half-initialized module of an import cycle."""
     run = subprocess.run([sys.executable, "-c", f"import {module}"], capture_output=True, text=True)

@@ -165,21 +165,18 @@ def test_jit_xfail(name):
     irax.jit(fn)(*args)
 
 
-_XFAIL_JAXPR = {
-    "qr_multiply_batched": "JAX's uses the geqrf and ormqr primitives, which irax lacks; irax multiplies by qr's Q",
-}
 # Not compared: qdwh with dynamic_shape (JAX masks x outside its default_matmul_precision context, so its jaxpr
 # keeps a second copy of _where that irax's shares), and eigenvectors of eigh_tridiagonal (irax's random.key binds
 # no random_seed).
 JAXPR_CASES = ["companion", "companion_batched_complex", "leslie_batched_int", "fiedler_companion",
                "fiedler_companion_batched_n2", "convolution_matrix_same_int", "invhilbert", "pascal",
                "invpascal_upper", "helmert_full", "hadamard", "dft_sqrtn", "polar_svd_batched",
-               "polar_svd_left_complex", "expm_frechet", "qr_multiply_batched", "rsf2csf", "eigh_tridiagonal_select",
+               "polar_svd_left_complex", "expm_frechet", "qr_multiply_batched", "qr_multiply_left_conjugate",
+               "rsf2csf", "eigh_tridiagonal_select",
                "eigh_tridiagonal_complex", "qdwh", "qdwh_complex", "polar", "polar_left_batched_complex"]
 
 
-@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=_XFAIL_JAXPR[n]))
-                                  if n in _XFAIL_JAXPR else n for n in JAXPR_CASES])
+@pytest.mark.parametrize("name", JAXPR_CASES)
 def test_make_jaxpr_text_matches_jax(name):
     fn, args = ALL[name]
     assert str(irax.make_jaxpr(fn(irax))(*args)) == str(jax.make_jaxpr(fn(jax))(*args))

@@ -16,8 +16,8 @@ from . import add, broadcast, broadcasted_iota, conj, div, expand_dims, full_lik
 from ._scalars import as_operand
 
 __all__ = ["EigImplementation", "EighImplementation", "SvdAlgorithm", "cholesky", "eig", "eigh", "hessenberg",
-           "householder_product", "lu", "lu_pivots_to_permutation", "qdwh", "qr", "schur", "svd", "symmetric_product",
-           "triangular_solve", "tridiagonal_solve"]
+           "householder_product", "lu", "lu_pivots_to_permutation", "ormqr", "qdwh", "qr", "schur", "svd",
+           "symmetric_product", "triangular_solve", "tridiagonal_solve"]
 
 
 def _T(x):
@@ -69,6 +69,18 @@ def schur(x, *, compute_schur_vectors: bool = True, sort_eig_vals: bool = False,
     unitary, or ``[T]``; LAPACK's ``gees`` on the host, as JAX's CPU schur (its sorting is not implemented)."""
     return bind("schur", as_operand(x), compute_schur_vectors=bool(compute_schur_vectors),
                 select_callable=select_callable, sort_eig_vals=bool(sort_eig_vals))
+
+
+def geqrf(a):
+    """``(a, taus)``: each matrix's QR as LAPACK's ``geqrf`` leaves it, R on and above the diagonal and the
+    Householder reflectors below it with their scale factors ``taus`` (``[..., min(m, n)]``)."""
+    return tuple(bind("geqrf", as_operand(a)))
+
+
+def ormqr(a, taus, c, *, left: bool = True, transpose: bool = False):
+    """``Q c`` (``Q^H c`` with ``transpose``; ``c Q``, ``c Q^H`` unless ``left``) for the ``Q`` of ``geqrf``'s
+    reflectors ``(a, taus)``, without forming ``Q`` (LAPACK's ``ormqr``)."""
+    return bind1("ormqr", as_operand(a), as_operand(taus), as_operand(c), left=bool(left), transpose=bool(transpose))
 
 
 def householder_product(a, taus):

@@ -189,7 +189,8 @@ def _pinv_jvp(rtol, hermitian, primals, tangents):
 
 
 def qr(a, mode="reduced"):
-    """``(Q, R)`` with ``a = Q R`` (``mode``: 'reduced', 'complete', 'r' for R alone)."""
+    """``(Q, R)`` with ``a = Q R`` (``mode``: 'reduced', 'complete', 'r' for R alone, 'raw' for ``geqrf``'s
+    reflectors, transposed, and scale factors)."""
     return _qr(a, mode)
 
 
@@ -198,7 +199,8 @@ def _qr(a, mode):
     a = ensure_arraylike("jnp.linalg.qr", a)
     a, = promote_dtypes_inexact(a)
     if mode == "raw":
-        raise NotImplementedError("irax's jnp.linalg.qr does not support mode='raw' (geqrf) yet")
+        a, taus = lax_linalg.geqrf(a)
+        return QRResult(a.mT, taus)
     if mode in ("reduced", "r", "full"):
         full_matrices = False
     elif mode == "complete":

@@ -2,8 +2,6 @@
 ``triangular_solve``, ``eigh``, ``svd`` and ``qr`` primitives, staged under JAX's names
 (``jit[name=_solve_triangular]``).
 
-``qr_multiply`` multiplies by the ``Q`` of ``qr`` where JAX applies ``geqrf``'s reflectors with ``ormqr``.
-
 ``schur`` is LAPACK's ``gees`` on the host, as JAX's CPU one; ``sqrtm``, ``funm`` and ``solve_sylvester`` start
 from it (``_linalg_schur``).
 """
@@ -721,10 +719,8 @@ def expm_frechet(A, E, *, method=None, compute_expm=True):
 def qr_multiply(a, c, mode="right", pivoting=False, conjugate=False, overwrite_a=False, overwrite_c=False):
     """``(Q @ c, R)`` (``mode='left'``) or ``(c @ Q, R)`` (``'right'``) for the economic QR decomposition of ``a``
     (``conj(Q)`` if ``conjugate``); a vector ``c`` is a column (left) or a row (right), and so is the result.
-
-    JAX applies the Householder reflectors of ``geqrf`` with ``ormqr``; irax has neither primitive and multiplies
-    by the ``Q`` of ``qr`` (the same reflectors): the same values, another jaxpr. ``pivoting`` needs ``geqp3``,
-    which irax lacks.
+    As JAX's, ``ormqr`` applies ``geqrf``'s reflectors without forming ``Q``; ``conjugate`` transposes ``c`` and
+    multiplies by ``Q^H`` from the other side. ``pivoting`` needs ``geqp3``, which irax lacks.
     """
     del overwrite_a, overwrite_c
     a, c = promote_dtypes_inexact(jnp.asarray(a), jnp.asarray(c))
@@ -747,13 +743,19 @@ def qr_multiply(a, c, mode="right", pivoting=False, conjugate=False, overwrite_a
     batch = jnp.broadcast_shapes(a.shape[:-2], c.shape[:-2])
     a = jnp.broadcast_to(a, batch + a.shape[-2:])
     c = jnp.broadcast_to(c, batch + c.shape[-2:])
-    q, r = lax_linalg.qr(a, full_matrices=False)
+    r, taus = lax_linalg.geqrf(a)
+    if m > n and mode == "left":
+        c = jnp.concatenate([c, jnp.zeros(c.shape[:-2] + (m - k,) + c.shape[-1:], dtype=c.dtype)], axis=-2)
     if conjugate:
-        q = jnp.conj(q)
-    cq = jnp.matmul(q, c) if mode == "left" else jnp.matmul(c, q)
+        c = c.swapaxes(-1, -2)
+    cq = lax_linalg.ormqr(r, taus, c, left=(mode == "left") != conjugate, transpose=conjugate)
+    if conjugate:
+        cq = cq.swapaxes(-1, -2)
+    if mode == "right":
+        cq = cq[..., :k]
     if onedim:
         cq = cq.ravel()
-    return cq, jnp.triu(r)
+    return cq, jnp.triu(r[..., :k, :])
 
 
 @staged_as("_rsf2csf_2d")
