@@ -1,4 +1,4 @@
-"""NumPy rules of ``cholesky``, ``triangular_solve``, ``lu``, ``lu_pivots_to_permutation`` and
+"""NumPy rules of ``cholesky``, ``cholesky_update``, ``triangular_solve``, ``lu``, ``lu_pivots_to_permutation`` and
 ``symmetric_product``: the unblocked column and row loops whose pivot choices and special values the blocked StableHLO
 lowerings (``passes/lower_blocked.py``) keep, so that eager and jitted results agree to rounding, written with NumPy
 alone (LAPACK's answers through SciPy would tie irax to it).
@@ -122,6 +122,24 @@ def symmetric_product(a, c, *, alpha, beta):
     return np.asarray(alpha, c.dtype) * product + np.asarray(beta, c.dtype) * c
 
 
+def cholesky_update(r, w):
+    """JAX's loop: row k of ``R`` and ``w`` rotated by the Givens rotation that zeroes ``w[k]`` against ``R[k, k]``
+    (``drotg``/``drot``), computed in the operand's dtype (the rows' zeros below the diagonal turn to rounding
+    noise there, as in JAX)."""
+    dtype = np.asarray(r).dtype
+    r, z = np.array(r, dtype), np.array(w, dtype)
+    for k in range(z.shape[0]):
+        x, y = r[k, k], z[k]
+        c, s = dtype.type(1), dtype.type(0)
+        if y != 0:
+            scale = abs(x) if abs(x) > abs(y) else abs(y)
+            x, y = x / scale, y / scale
+            rh = dtype.type(1) / np.sqrt(x ** 2 + y ** 2)
+            c, s = x * rh, -y * rh
+        r[k, :], z = c * r[k, :] - s * z, c * z + s * r[k, :]
+    return r
+
+
 def householder_reflector(a, i):
     """Column ``i`` of the stack ``a`` as the vector of its reflector: zero above row i, one at it, ``a`` below."""
     rows = np.arange(a.shape[1])[None, :]
@@ -142,6 +160,7 @@ def householder_product(a, taus):
 
 
 RULES["cholesky"] = cholesky
+RULES["cholesky_update"] = cholesky_update
 RULES["triangular_solve"] = triangular_solve
 RULES["lu"] = lu
 RULES["lu_pivots_to_permutation"] = lu_pivots_to_permutation

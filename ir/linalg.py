@@ -23,12 +23,20 @@ def check_lapack_dtype(dtype):
         raise NotImplementedError(f"Unsupported dtype {np.dtype(dtype)}.")
 
 
-def _batch_and_dims(name, avals_in, ranks, kinds=INEXACT):
-    """JAX's ``linalg_shape_rule``: the shared batch shape and each operand's trailing ``rank`` dimensions."""
+def _like(x, avals_in):
+    """One result of ``x``'s shape and dtype, weakly typed if every operand is."""
+    return [ShapedArray(x.shape, x.dtype, _all_weak(avals_in))]
+
+
+def _batch_and_dims(name, avals_in, ranks, kinds=INEXACT, batched=True):
+    """JAX's ``linalg_shape_rule``: the shared batch shape and each operand's trailing ``rank`` dimensions (no
+    batch dimensions unless ``batched``)."""
     batch, dims = [], []
     for i, (rank, a) in enumerate(zip(ranks, avals_in)):
         if a.ndim < rank:
             raise TypeError(f"Input {i} to {name} must have rank at least {rank}, but got shape={a.shape}")
+        if not batched and a.ndim != rank:
+            raise TypeError(f"Input {i} to {name} must have a rank of exactly {rank}, but got shape={a.shape}")
         batch.append(a.shape[:a.ndim - rank])
         dims.append(a.shape[a.ndim - rank:])
     if any(len(b) != len(batch[0]) for b in batch):
@@ -46,6 +54,16 @@ def cholesky(name, avals_in):
     if n != m:
         raise ValueError(f"The input to cholesky must be a square matrix. Got shape {(n, m)}.")
     return [ShapedArray(x.shape, x.dtype, x.weak_type)]
+
+
+def cholesky_update(name, avals_in):
+    """JAX's ``cholesky_update`` takes one real matrix and vector (no batching rule either)."""
+    _, (r_shape, w_shape) = _batch_and_dims(name, avals_in, (2, 1), (np.floating,), batched=False)
+    _same_dtypes(name, avals_in)
+    if r_shape[0] != r_shape[1] or w_shape[0] != r_shape[1]:
+        raise ValueError("Rank-1 update to Cholesky decomposition takes a square matrix and a vector of the same size "
+                         f"as input. Got shapes {r_shape} and {w_shape} instead")
+    return _like(avals_in[0], avals_in)
 
 
 def triangular_solve(name, avals_in, *, left_side, lower, transpose_a, conjugate_a, unit_diagonal):
@@ -69,7 +87,7 @@ def tridiagonal_solve(name, avals_in, *, perturb_singular):
     if dl_shape != b_shape[:-1]:
         raise TypeError(f"{name} requires that the leading ndim-1 dimensions of b equal the dimensions of the "
                         "diagonal arguments.")
-    return [ShapedArray(b.shape, b.dtype, _all_weak(avals_in))]
+    return _like(b, avals_in)
 
 
 def symmetric_product(name, avals_in, *, alpha, beta):
@@ -78,8 +96,7 @@ def symmetric_product(name, avals_in, *, alpha, beta):
     if a_shape[0] != c_shape[1] or c_shape[0] != c_shape[1]:
         raise ValueError("symmetric_update expects a rectangular matrix of shape (m, n) and a square matrix of shape "
                          f"(n, n). Got shapes {a_shape} and {c_shape}.")
-    c = avals_in[1]
-    return [ShapedArray(c.shape, c.dtype, _all_weak(avals_in))]
+    return _like(avals_in[1], avals_in)
 
 
 def _same_dtypes(name, avals_in):
@@ -98,8 +115,7 @@ def householder_product(name, avals_in):
     if k > min(m, n):
         raise ValueError("The second argument to householder_product must not have more rows than the minimum of "
                          "the first argument's rows and columns.")
-    a = avals_in[0]
-    return [ShapedArray(a.shape, a.dtype, _all_weak(avals_in))]
+    return _like(avals_in[0], avals_in)
 
 
 def hessenberg(name, avals_in):
@@ -130,8 +146,7 @@ def ormqr(name, avals_in, *, left, transpose):
     if k > min(a_shape):  # LAPACK rejects it (JAX's CPU ormqr fails at run time)
         raise ValueError(f"ormqr expects at most min(m, n) = {min(a_shape)} Householder scale factors for a of shape "
                          f"{a_shape}. Got {k}.")
-    c = avals_in[2]
-    return [ShapedArray(c.shape, c.dtype, _all_weak(avals_in))]
+    return _like(avals_in[2], avals_in)
 
 
 def lu(name, avals_in):

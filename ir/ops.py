@@ -256,6 +256,9 @@ declare("fft", 1, FT.fft_shape, Param("fft_lengths", P.INTS), Param("fft_type", 
         doc="FFT (0), IFFT (1), RFFT (2) or IRFFT (3) over the trailing len(fft_lengths) axes.")
 declare("cholesky", 1, LA.cholesky, doc="The lower Cholesky factor of each matrix (upper triangle: the input's, "
         "as LAPACK's potrf leaves it; all NaN where not positive definite).")
+declare("cholesky_update", 2, LA.cholesky_update,
+        doc="The upper Cholesky factor of R^T R + w w^T from R's: a Givens rotation of each row of R with w "
+            "(JAX's own loop; no batching rule, as JAX's).")
 declare("triangular_solve", 2, LA.triangular_solve, *(Param(_p, P.BOOL) for _p in LA.TRIANGULAR_SOLVE_PARAMS),
         doc="Solves op(a) x = b (x op(a) = b unless left_side) for triangular a, reading one triangle of a.")
 declare("tridiagonal_solve", 4, LA.tridiagonal_solve, Param("perturb_singular", P.BOOL),

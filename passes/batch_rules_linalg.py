@@ -58,6 +58,14 @@ BATCH_RULES["hessenberg"] = _leading_batch
 BATCH_RULES["eigh"] = _leading_batch
 BATCH_RULES["eig"] = _leading_batch
 BATCH_RULES["schur"] = _leading_batch
+
+
+def _cholesky_update_batch(b, args, dims):
+    """JAX's ``cholesky_update`` has no batching rule."""
+    raise NotImplementedError("Batching rule for 'cholesky_update' not implemented")
+
+
+BATCH_RULES["cholesky_update"] = _cholesky_update_batch
 BATCH_RULES["geqrf"] = _leading_batch
 BATCH_RULES["ormqr"] = _leading_batch
 BATCH_RULES["svd"] = _leading_batch

@@ -1,5 +1,5 @@
 """StableHLO lowerings of ``lu``, ``cholesky`` and ``triangular_solve`` by blocks, as LAPACK's ``getrf``, ``potrf``
-and ``trsm``.
+and ``trsm`` (and ``cholesky_update``'s loop over rows).
 
 Each trip of a ``stablehlo.while`` is a host-scheduled step of a few dispatches, so the number of trips, not the
 arithmetic, sets the cost of a loop over columns: one trip per column over the whole matrix took ~30 µs at 256x256.
@@ -313,6 +313,35 @@ def _cholesky(ctx, x):
     tri = e.cmp(e.iota(shape3, 1), e.iota(shape3, 2), "GE")
     result = e.select(e.bcast(ok, shape3, (0,)), e.select(tri, low, a), e.const(np.nan, _dtype(a), shape3))
     return _from_stack(e, result, out)
+
+
+@lowering("cholesky_update")
+def _cholesky_update(ctx, r, w):
+    """As ``numpy_linalg.cholesky_update``: one trip per row, its Givens rotation against ``w`` in the loop. The
+    rotated row and ``w`` pass a barrier before the row is written back: without it IREE 3.13 computes the new
+    ``w`` after the write, from the new row."""
+    (out,) = ctx.result_avals
+    e = _Linalg(ctx.loc, ctx.ip)
+    n = out.shape[0]
+    if n == 0:
+        return [r]
+    dtype = out.dtype
+
+    def step(s, k, state):
+        r, z = state
+        x, y = s.slice(r, [k, k], [None, None]), s.slice(z, [k], [None])
+        ax, ay = s.abs(x), s.abs(y)
+        scale = s.select(s.cmp(ax, ay, "GT"), ax, ay)
+        nonzero = s.cmp(y, s.zeros_like(y), "NE")
+        x, y = s.div(x, s.where(nonzero, scale, 1)), s.div(y, s.where(nonzero, scale, 1))
+        rh = s.div(s.const(1, dtype), s.sqrt(s.add(s.mul(x, x), s.mul(y, y))))
+        c, sn = s.where(nonzero, s.mul(x, rh), 1), s.where(nonzero, s.neg(s.mul(y, rh)), 0)
+        row = s.slice(r, [k, s.const(0, _I32)], [None, n])
+        c, sn = s.at(c, (n,)), s.at(sn, (n,))
+        new_row, z = s.barrier(s.sub(s.mul(c, row), s.mul(sn, z)), s.add(s.mul(c, z), s.mul(sn, row)))
+        return [s.update(r, s.reshape(new_row, (1, n)), [k, s.const(0, _I32)]), z]
+
+    return [e.fori(n, [r, w], step)[0]]
 
 
 @lowering("triangular_solve")

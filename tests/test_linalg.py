@@ -118,6 +118,8 @@ CASES = [
         m.ormqr(h, t, b), m.ormqr(h, t, b, transpose=True), m.ormqr(h, t, b.T, left=False),
         m.ormqr(h, t[:2], b.T, left=False, transpose=True), m.ormqr(hc, tc, bc, transpose=True),
         m.ormqr(hc, tc, np.swapaxes(bc, -1, -2), left=False)), (H43, T3, B42, HC3B, TC3B, CB3B)),
+    ("cholesky_update", "lax", lambda m, r, w: (m.cholesky_update(r, w), m.cholesky_update(r, 0 * w)),
+     (np.triu(U4), V4)),
     ("jnp_cholesky_upper", "jnp", lambda m, x: m.linalg.cholesky(x, upper=True), (S3B,)),
     ("solve", "jnp", lambda m, a, b: m.linalg.solve(a, b), (A4, B42)),
     ("solve_vector", "jnp", lambda m, a, b: m.linalg.solve(a, b), (A4, V4)),
@@ -240,6 +242,7 @@ TEXT_CASES = [
     ("vmap_householder_product", "lax", lambda m, a, t: _vmap(m)(m.householder_product, in_axes=(0, None))(a, t),
      (A3B, V4[:2])),
     ("hessenberg", "lax", lambda m, a: m.hessenberg(a), (A4,)),
+    ("cholesky_update", "lax", lambda m, r, w: m.cholesky_update(r, w), (U4, V4)),
     ("qr_raw", "jnp", lambda m, a: m.linalg.qr(a, mode="raw"), (A3B,)),
     ("ormqr", "lax", lambda m, h, t, b: m.ormqr(h, t, b.T, left=False, transpose=True), (H43, T3, B42)),
     ("vmap_ormqr", "lax", lambda m, h, t, b: _vmap(m)(m.ormqr, in_axes=(None, None, 0))(h, t, b),
@@ -391,6 +394,11 @@ ERROR_CASES = [
     ("ormqr_right_columns", lambda m, lx: lx.linalg.ormqr(H43, T3, B42, left=False)),
     ("ormqr_batch", lambda m, lx: lx.linalg.ormqr(H43, T3, np.stack([B42] * 2))),
     ("ormqr_int", lambda m, lx: lx.linalg.ormqr(H43.astype(np.int32), T3, B42)),
+    ("cholesky_update_size", lambda m, lx: lx.linalg.cholesky_update(U4, V4[:3])),
+    ("cholesky_update_complex", lambda m, lx: lx.linalg.cholesky_update(C3B[0], C3B[0, 0])),
+    ("cholesky_update_batched", lambda m, lx: lx.linalg.cholesky_update(A3B, B3B[..., 0])),
+    ("cholesky_update_vmap", lambda m, lx: (irax if m is inp else jax).vmap(lx.linalg.cholesky_update)(
+        A3B, B3B[..., 0])),
     ("hessenberg_vector", lambda m, lx: lx.linalg.hessenberg(V4)),
     ("symmetric_product_shapes", lambda m, lx: lx.linalg.symmetric_product(R34, A4)),
     ("symmetric_product_complex", lambda m, lx: lx.linalg.symmetric_product(C3B, C3B)),
@@ -428,7 +436,7 @@ def test_hessenberg_of_empty_matrices_is_empty():
 
 
 _SECOND_OPERAND = {"symmetric_product": (S4,), "householder_product": (V4[:2],), "hessenberg": (),
-                   "ormqr": (V4[:3], B42)}
+                   "ormqr": (V4[:3], B42), "cholesky_update": (V4,)}
 
 
 @pytest.mark.parametrize("name", sorted(_SECOND_OPERAND))

@@ -15,8 +15,8 @@ from irax.core import bind, bind1
 from . import add, broadcast, broadcasted_iota, conj, div, expand_dims, full_like, ge, select, squeeze, transpose
 from ._scalars import as_operand
 
-__all__ = ["EigImplementation", "EighImplementation", "SvdAlgorithm", "cholesky", "eig", "eigh", "hessenberg",
-           "householder_product", "lu", "lu_pivots_to_permutation", "ormqr", "qdwh", "qr", "schur", "svd",
+__all__ = ["EigImplementation", "EighImplementation", "SvdAlgorithm", "cholesky", "cholesky_update", "eig", "eigh",
+           "hessenberg", "householder_product", "lu", "lu_pivots_to_permutation", "ormqr", "qdwh", "qr", "schur", "svd",
            "symmetric_product", "triangular_solve", "tridiagonal_solve"]
 
 
@@ -51,6 +51,11 @@ def cholesky(x, *, symmetrize_input: bool = True):
     if symmetrize_input:
         x = symmetrize(x)
     return _tril(bind1("cholesky", x))
+
+
+def cholesky_update(r_matrix, w_vector):
+    """The upper Cholesky factor of ``R^T R + w w^T`` from the upper factor ``R`` of ``R^T R``, in O(n^2)."""
+    return bind1("cholesky_update", as_operand(r_matrix), as_operand(w_vector))
 
 
 def lu(x):
