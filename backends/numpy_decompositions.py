@@ -245,6 +245,49 @@ def hessenberg(x):
     return [a.reshape(shape).astype(dtype), taus.reshape(shape[:-2] + (max(shape[-1] - 1, 0),)).astype(dtype)]
 
 
+BLOCKED_SYTRD_FROM = 33
+
+
+def keeps_first_diagonal(dtype, n, lower):
+    """LAPACK's blocked ``hetrd`` (``n >= BLOCKED_SYTRD_FROM``) leaves the last diagonal entry of an upper matrix
+    as it came, imaginary part and all, where the unblocked one makes it real."""
+    return np.issubdtype(dtype, np.complexfloating) and not lower and n >= BLOCKED_SYTRD_FROM
+
+
+def tridiagonal(x, *, lower):
+    """LAPACK's ``sytd2``/``hetd2``: reflector i (from row i + 1 of column i) applied to the trailing Hermitian
+    matrix as the rank-2 update ``A - v w^H - w v^H``; the reflectors stored below the subdiagonal, ``d`` and ``e``
+    on the diagonal and subdiagonal, the other triangle left as it came. ``lower=False`` is the same steps on the
+    matrix reversed in both axes (LAPACK's upper loop runs from the last column to the first, its reflectors
+    upwards)."""
+    check_lapack_dtype(np.asarray(x).dtype)
+    a = _stack(x)
+    if not lower:
+        a = a[:, ::-1, ::-1]
+    batch, n, _ = a.shape
+    rows = np.arange(n)
+    strict = np.tril(a, -1)
+    s = strict + np.conj(np.swapaxes(strict, -1, -2)) + np.real(np.diagonal(a, 0, 1, 2))[:, :, None] * np.eye(n)
+    out = a.copy()
+    d, e = np.zeros((batch, n), _real(a.dtype)), np.zeros((batch, n - 1), _real(a.dtype))
+    taus = np.zeros((batch, n - 1), a.dtype)
+    for i in range(n - 1):
+        v, tau, beta = reflector(s[:, :, i], i + 1)
+        w = tau[:, None] * np.einsum("bij,bj->bi", s, v)
+        w = w - 0.5 * tau[:, None] * np.sum(np.conj(w) * v, axis=-1, keepdims=True) * v
+        s = s - v[:, :, None] * np.conj(w)[:, None, :] - w[:, :, None] * np.conj(v)[:, None, :]
+        out[:, :, i] = np.where(rows == i + 1, beta[:, None], np.where(rows > i + 1, v, out[:, :, i]))
+        d[:, i], e[:, i], taus[:, i] = np.real(s[:, i, i]), np.real(beta), tau
+    d[:, n - 1] = np.real(s[:, n - 1, n - 1])
+    out[:, rows, rows] = np.where(keeps_first_diagonal(a.dtype, n, lower) & (rows == 0), out[:, rows, rows], d)
+    if not lower:
+        out, d, e, taus = out[:, ::-1, ::-1], d[:, ::-1], e[:, ::-1], taus[:, ::-1]
+    shape, dtype = np.shape(x), np.asarray(x).dtype
+    batch_shape = shape[:-2]
+    return [out.reshape(shape).astype(dtype), d.reshape(batch_shape + (n,)).astype(_real(dtype)),
+            e.reshape(batch_shape + (n - 1,)).astype(_real(dtype)), taus.reshape(batch_shape + (n - 1,)).astype(dtype)]
+
+
 def one_sided_jacobi(a):
     """Columns of ``a`` (batch, m, n) made orthogonal by rotations (``a <- a J``), and the product ``V`` of the
     rotations: ``a = (a J) J^T`` with ``a J`` having orthogonal columns."""
@@ -312,5 +355,6 @@ RULES["eigh"] = eigh
 RULES["qr"] = qr
 RULES["geqrf"] = geqrf
 RULES["ormqr"] = ormqr
+RULES["tridiagonal"] = tridiagonal
 RULES["hessenberg"] = hessenberg
 RULES["svd"] = svd

@@ -149,6 +149,18 @@ def ormqr(name, avals_in, *, left, transpose):
     return _like(avals_in[2], avals_in)
 
 
+def tridiagonal(name, avals_in, *, lower):
+    """LAPACK's ``sytrd``: the matrix with the reflectors stored, the real diagonal and off-diagonal, the scale
+    factors."""
+    (x,) = avals_in
+    batch, ((n, m),) = _batch_and_dims(name, avals_in, (2,))
+    if n != m or n == 0:
+        raise ValueError(f"The input to tridiagonal must be a square matrix. Got shape {(n, m)}.")
+    real, weak = _real_dtype(x), x.weak_type
+    return [ShapedArray(x.shape, x.dtype, weak), ShapedArray(batch + (n,), real, weak),
+            ShapedArray(batch + (n - 1,), real, weak), ShapedArray(batch + (n - 1,), x.dtype, weak)]
+
+
 def lu(name, avals_in):
     (x,) = avals_in
     batch, ((m, n),) = _batch_and_dims(name, avals_in, (2,))

@@ -86,9 +86,9 @@ class Primitive(str):
 PRIMITIVES: dict[str, Primitive] = {}
 # The primitives JAX binds with a list of results, however many there are.
 MULTIPLE_RESULTS = {"approx_top_k", "cond", "device_put", "eig", "eigh", "geqrf", "hessenberg", "lu",
-                    "optimization_barrier", "qr", "reduce", "scan", "schur", "sort", "split", "svd", "top_k", "unstack",
-                    "while", "custom_linear_solve", "pjit", "custom_jvp_call", "custom_vjp_call", "checkpoint",
-                    "pure_callback", "io_callback", "debug_callback", "debug_print"}
+                    "optimization_barrier", "qr", "reduce", "scan", "schur", "sort", "split", "svd", "top_k",
+                    "tridiagonal", "unstack", "while", "custom_linear_solve", "pjit", "custom_jvp_call",
+                    "custom_vjp_call", "checkpoint", "pure_callback", "io_callback", "debug_callback", "debug_print"}
 
 
 def _is_none(v):
@@ -278,6 +278,10 @@ declare("geqrf", 1, LA.geqrf,
 declare("ormqr", 3, LA.ormqr, Param("left", P.BOOL), Param("transpose", P.BOOL),
         doc="c multiplied by the Q of geqrf's reflectors (Q c, Q^H c, c Q or c Q^H) without forming Q (LAPACK's "
             "ormqr/unmqr).")
+declare("tridiagonal", 1, LA.tridiagonal, Param("lower", P.BOOL),
+        doc="Each Hermitian matrix (one triangle read) reduced to tridiagonal form by Householder reflectors from "
+            "both sides: the reflectors stored in that triangle, the diagonal, the off-diagonal and the scale "
+            "factors (LAPACK's sytrd/hetrd).")
 declare("lu", 1, LA.lu, doc="LU decomposition with partial pivoting: L (unit diagonal implied) and U in one matrix, "
         "the row swaps and the permutation (int32).")
 declare("lu_pivots_to_permutation", 1, LA.lu_pivots_to_permutation, Param("permutation_size", P.INT),

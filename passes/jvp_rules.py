@@ -143,7 +143,7 @@ def _raising(message):
 
 
 for _name in ("nextafter", "symmetric_product", "householder_product", "hessenberg", "schur", "geqrf",
-              "ormqr", "cholesky_update"):
+              "ormqr", "cholesky_update", "tridiagonal"):
     JVP_RULES[_name] = _raising(f"Differentiation rule for '{_name}' not implemented")
 
 # --- special functions (``jax/_src/lax/special.py``) ---------------------------------------------------

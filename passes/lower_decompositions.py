@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from irax.backends.numpy_decompositions import MAX_SWEEPS, pair_masks
+from irax.backends.numpy_decompositions import MAX_SWEEPS, keeps_first_diagonal, pair_masks
 from irax.ir.dialect import tensor_type
 from irax.ir.linalg import check_lapack_dtype
 from irax.ir.mlir import ir
@@ -449,6 +449,53 @@ def _hessenberg(ctx, x):
 
     a, taus = e.fori(n - 1, [a, e.const(0, dtype, (batch, n - 1))], step)
     return [_from_stack(e, a, out), e.convert(e.reshape(taus, taus_aval.shape), taus_aval.dtype)]
+
+
+@lowering("tridiagonal")
+def _tridiagonal(ctx, x, *, lower):
+    """As ``numpy_decompositions.tridiagonal``: the Hermitian matrix from the read triangle, reflector i applied
+    as a rank-2 update each trip; an upper matrix reversed in both axes around the same loop."""
+    out, d_aval, e_aval, taus_aval = ctx.result_avals
+    check_lapack_dtype(out.dtype)
+    e = _linalg(ctx)
+    a = _as_stack(e, x)
+    batch, n, _ = shape = _shape(a)
+    dtype = _dtype(a)
+    if not lower:
+        a = e.op("stablehlo.reverse", [a], shape, dtype, dimensions=[1, 2]).result
+    rows, cols = e.iota(shape, 1), e.iota(shape, 2)
+    strict = e.where(e.cmp(rows, cols, "GT"), a, 0)
+    diagonal = e.cmp(rows, cols, "EQ")
+    s = e.add(e.add(strict, e.adjoint(strict)), e.where(diagonal, e.like(e.real(a), a), 0))
+
+    def step(st, i, state):
+        s, out, off, taus = state
+        v, tau, beta = _reflector(st, st.slice(s, [st.const(0, _I32)] * 2 + [i], [batch, n, None]), st.add(
+            i, st.const(1, _I32)))
+        col, row = st.reshape(v, (batch, n, 1)), st.reshape(st.conj(v), (batch, 1, n))
+        w = st.mul(st.bcast(tau, (batch, n), (0,)), st.reshape(st.matmul(s, col), (batch, n)))
+        v_w = st.reshape(st.matmul(st.reshape(st.conj(w), (batch, 1, n)), col), (batch,))
+        coef = st.mul(st.mul(st.const(-0.5, dtype, (batch,)), tau), v_w)
+        w = st.add(w, st.mul(st.bcast(coef, (batch, n), (0,)), v))
+        w_col, w_row = st.reshape(w, (batch, n, 1)), st.reshape(st.conj(w), (batch, 1, n))
+        s = st.sub(st.sub(s, st.matmul(col, w_row)), st.matmul(w_col, row))
+        out, taus = _store_reflector(st, out, taus, i, st.add(i, st.const(1, _I32)), v, tau, beta)
+        off = st.update(off, st.reshape(st.real(beta), (batch, 1)), [st.const(0, _I32), i])
+        return [s, out, off, taus]
+
+    real = _real(dtype)
+    state = [s, a, e.const(0, real, (batch, n - 1)), e.const(0, dtype, (batch, n - 1))]
+    s, out, off, taus = e.fori(n - 1, state, step) if n > 1 else state
+    d = e.real(e.diagonal(s))
+    new_diagonal = e.bcast(e.like(d, out), shape, (0, 1))
+    if keeps_first_diagonal(dtype, n, lower):
+        diagonal = e.same("stablehlo.and", diagonal, e.cmp(rows, e.zeros_like(rows), "NE"))
+    out = e.select(diagonal, new_diagonal, out)
+    results = [out, d, off, taus]
+    if not lower:
+        results = [e.op("stablehlo.reverse", [r], _shape(r), _dtype(r), dimensions=list(range(1, len(_shape(r)))))
+                   .result for r in results]
+    return [_from_stack(e, r, aval) for r, aval in zip(results, ctx.result_avals)]
 
 
 @lowering("householder_product")

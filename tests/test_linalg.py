@@ -118,6 +118,8 @@ CASES = [
         m.ormqr(h, t, b), m.ormqr(h, t, b, transpose=True), m.ormqr(h, t, b.T, left=False),
         m.ormqr(h, t[:2], b.T, left=False, transpose=True), m.ormqr(hc, tc, bc, transpose=True),
         m.ormqr(hc, tc, np.swapaxes(bc, -1, -2), left=False)), (H43, T3, B42, HC3B, TC3B, CB3B)),
+    ("tridiagonal", "lax", lambda m, a, c: (m.tridiagonal(a), m.tridiagonal(a, lower=False), m.tridiagonal(c),
+                                            m.tridiagonal(c, lower=False), m.tridiagonal(ONE)), (A4, C3B)),
     ("cholesky_update", "lax", lambda m, r, w: (m.cholesky_update(r, w), m.cholesky_update(r, 0 * w)),
      (np.triu(U4), V4)),
     ("jnp_cholesky_upper", "jnp", lambda m, x: m.linalg.cholesky(x, upper=True), (S3B,)),
@@ -243,6 +245,8 @@ TEXT_CASES = [
      (A3B, V4[:2])),
     ("hessenberg", "lax", lambda m, a: m.hessenberg(a), (A4,)),
     ("cholesky_update", "lax", lambda m, r, w: m.cholesky_update(r, w), (U4, V4)),
+    ("tridiagonal", "lax", lambda m, a: m.tridiagonal(a, lower=False), (A4,)),
+    ("vmap_tridiagonal", "lax", lambda m, a: _vmap(m)(m.tridiagonal)(a), (A3B,)),
     ("qr_raw", "jnp", lambda m, a: m.linalg.qr(a, mode="raw"), (A3B,)),
     ("ormqr", "lax", lambda m, h, t, b: m.ormqr(h, t, b.T, left=False, transpose=True), (H43, T3, B42)),
     ("vmap_ormqr", "lax", lambda m, h, t, b: _vmap(m)(m.ormqr, in_axes=(None, None, 0))(h, t, b),
@@ -394,6 +398,8 @@ ERROR_CASES = [
     ("ormqr_right_columns", lambda m, lx: lx.linalg.ormqr(H43, T3, B42, left=False)),
     ("ormqr_batch", lambda m, lx: lx.linalg.ormqr(H43, T3, np.stack([B42] * 2))),
     ("ormqr_int", lambda m, lx: lx.linalg.ormqr(H43.astype(np.int32), T3, B42)),
+    ("tridiagonal_empty", lambda m, lx: lx.linalg.tridiagonal(E0)),
+    ("tridiagonal_not_square", lambda m, lx: lx.linalg.tridiagonal(R34)),
     ("cholesky_update_size", lambda m, lx: lx.linalg.cholesky_update(U4, V4[:3])),
     ("cholesky_update_complex", lambda m, lx: lx.linalg.cholesky_update(C3B[0], C3B[0, 0])),
     ("cholesky_update_batched", lambda m, lx: lx.linalg.cholesky_update(A3B, B3B[..., 0])),
@@ -435,8 +441,17 @@ def test_hessenberg_of_empty_matrices_is_empty():
         assert h.shape == (2, 0, 0) and taus.shape == (2, 0)
 
 
+def test_tridiagonal_of_a_large_complex_upper_matrix_keeps_lapacks_last_diagonal_entry():
+    """From n = 33 LAPACK's hetrd runs blocked, and leaves the last diagonal entry of an upper matrix as it came."""
+    a = (_rng.standard_normal((33, 33)) + 1j * _rng.standard_normal((33, 33))).astype(np.complex64)
+    want = jax.lax.linalg.tridiagonal(a, lower=False)
+    assert want[0][32, 32] == a[32, 32]
+    for fn in (ilax.linalg.tridiagonal, irax.jit(ilax.linalg.tridiagonal, static_argnames="lower")):
+        _close(fn(a, lower=False), want, tol=1e-4)
+
+
 _SECOND_OPERAND = {"symmetric_product": (S4,), "householder_product": (V4[:2],), "hessenberg": (),
-                   "ormqr": (V4[:3], B42), "cholesky_update": (V4,)}
+                   "ormqr": (V4[:3], B42), "cholesky_update": (V4,), "tridiagonal": ()}
 
 
 @pytest.mark.parametrize("name", sorted(_SECOND_OPERAND))
@@ -447,9 +462,9 @@ def test_not_differentiable_as_in_jax(name):
             api.grad(lambda a: fn(a, *_SECOND_OPERAND[name])[0].sum())(A4)
 
 
-@pytest.mark.parametrize("name", ["householder_product", "hessenberg", "ormqr"])
+@pytest.mark.parametrize("name", ["householder_product", "hessenberg", "ormqr", "tridiagonal"])
 def test_half_precision_is_unsupported_as_in_jax(name):
-    """JAX's CPU lowerings call LAPACK's orgqr, gehrd and ormqr, which have no half precision (the ops themselves
+    """JAX's CPU lowerings call LAPACK's orgqr, gehrd, ormqr and sytrd, which have no half precision (the ops themselves
     trace)."""
     args = (A4.astype(np.float16),) + tuple(x.astype(np.float16) for x in _SECOND_OPERAND[name])
     for fn in (getattr(jax.lax.linalg, name), getattr(ilax.linalg, name), irax.jit(getattr(ilax.linalg, name))):

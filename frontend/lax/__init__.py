@@ -462,7 +462,7 @@ def _export_primitives(namespace, names):
 _JAX_PRIMITIVE_NAMES = {"custom_linear_solve": "linear_solve"}
 _LINALG = ["cholesky", "triangular_solve", "tridiagonal_solve", "lu", "lu_pivots_to_permutation", "eig", "eigh", "svd",
            "qr", "symmetric_product", "householder_product", "hessenberg", "schur", "ormqr",
-           "cholesky_update"]
+           "cholesky_update", "tridiagonal"]
 _NOT_IN_LAX = {"add_any", "checkpoint", "custom_jvp_call", "custom_lin", "custom_vjp_call", "literal", "name", "pjit",
                "empty", "empty2", "platform_index", "reduce_scatter", "threefry2x32", "pure_callback", "io_callback",
                "debug_callback", "debug_print", "geqrf", *_LINALG}

@@ -17,7 +17,7 @@ from ._scalars import as_operand
 
 __all__ = ["EigImplementation", "EighImplementation", "SvdAlgorithm", "cholesky", "cholesky_update", "eig", "eigh",
            "hessenberg", "householder_product", "lu", "lu_pivots_to_permutation", "ormqr", "qdwh", "qr", "schur", "svd",
-           "symmetric_product", "triangular_solve", "tridiagonal_solve"]
+           "symmetric_product", "triangular_solve", "tridiagonal", "tridiagonal_solve"]
 
 
 def _T(x):
@@ -86,6 +86,13 @@ def ormqr(a, taus, c, *, left: bool = True, transpose: bool = False):
     """``Q c`` (``Q^H c`` with ``transpose``; ``c Q``, ``c Q^H`` unless ``left``) for the ``Q`` of ``geqrf``'s
     reflectors ``(a, taus)``, without forming ``Q`` (LAPACK's ``ormqr``)."""
     return bind1("ormqr", as_operand(a), as_operand(taus), as_operand(c), left=bool(left), transpose=bool(transpose))
+
+
+def tridiagonal(a, *, lower: bool = True):
+    """``(a, d, e, taus)``: each Hermitian matrix (its ``lower`` or upper triangle read) reduced to tridiagonal
+    form, as LAPACK's ``sytrd``: the diagonal ``d`` and off-diagonal ``e`` (real), and the Householder reflectors
+    stored in the triangle read beyond the off-diagonal, with their scale factors ``taus``."""
+    return tuple(bind("tridiagonal", as_operand(a), lower=bool(lower)))
 
 
 def householder_product(a, taus):
