@@ -16,6 +16,7 @@ import numpy as np
 
 from irax.ir.linalg import check_lapack_dtype
 
+from . import numpy_linalg  # read at call time: it may be the module imported first
 from .numpy_rules import RULES, stack_of_matrices as _stack
 
 MAX_SWEEPS = 30
@@ -177,7 +178,8 @@ def householder_qr(a, columns):
 
 
 def qr(x, *, pivoting, full_matrices, use_magma):
-    del pivoting, use_magma
+    if pivoting:
+        return _pivoted_qr(x, full_matrices)
     a = _stack(x)
     _, m, n = a.shape
     k = m if full_matrices else min(m, n)
@@ -206,6 +208,55 @@ def geqrf(x):
     return [a.reshape(shape).astype(dtype), taus.reshape(shape[:-2] + (k,)).astype(dtype)]
 
 
+def geqp3(x, jpvt, *, use_magma):
+    """LAPACK's ``geqp3`` (its unblocked ``laqp2``): columns marked in ``jpvt`` (nonzero) swapped to the front and
+    factored in order, then at each step the remaining column of largest partial norm (the first such) swapped
+    in, reflected as ``geqrf`` does, and the partial norms downdated, recomputed where cancellation made them
+    inaccurate. ``jpvt`` comes back 1-based, as LAPACK's."""
+    del use_magma
+    check_lapack_dtype(np.asarray(x).dtype)
+    a = _stack(x).copy()
+    batch, m, n = a.shape
+    k = min(m, n)
+    perm = np.asarray(jpvt).reshape(batch, n)
+    taus = np.zeros((batch, k), a.dtype)
+    out_perm = np.zeros((batch, n), perm.dtype)
+    real = _real(a.dtype)
+    tol3z = np.sqrt(real.type(np.finfo(real).eps) / 2)
+    for b in range(batch):
+        h, piv, nfixed = a[b], np.arange(1, n + 1), 0
+        for j in np.flatnonzero(perm[b]):  # LAPACK's swaps: each marked column to the next place at the front
+            h[:, [nfixed, j]], piv[[nfixed, j]] = h[:, [j, nfixed]], piv[[j, nfixed]]
+            nfixed += 1
+        norms = None
+        for i in range(k):
+            if i >= nfixed:
+                if norms is None:  # the free columns' norms below the fixed ones' rows
+                    norms = np.zeros(n, real)
+                    norms[i:] = np.sqrt(np.sum(np.abs(h[i:, i:]) ** 2, axis=0))
+                    reference = norms.copy()
+                p = i + int(np.argmax(norms[i:]))
+                h[:, [i, p]], piv[[i, p]] = h[:, [p, i]], piv[[p, i]]
+                norms[p], reference[p] = norms[i], reference[i]
+            v, tau, beta = reflector(h[None, :, i], i)
+            v, tau, beta = v[0], tau[0], beta[0]
+            h[:, i + 1:] -= np.conj(tau) * np.outer(v, np.conj(v) @ h[:, i + 1:])
+            h[:, i] = np.where(np.arange(m) == i, beta, np.where(np.arange(m) > i, v, h[:, i]))
+            taus[b, i] = tau
+            if norms is not None:
+                for j in range(i + 1, n):
+                    if norms[j] != 0:
+                        temp = max(real.type(1) - (np.abs(h[i, j]) / norms[j]) ** 2, real.type(0))
+                        if temp * (norms[j] / reference[j]) ** 2 <= tol3z:
+                            norms[j] = reference[j] = np.sqrt(np.sum(np.abs(h[i + 1:, j]) ** 2)) if i + 1 < m else 0
+                        else:
+                            norms[j] = norms[j] * np.sqrt(temp)
+        a[b], out_perm[b] = h, piv
+    shape, dtype = np.shape(x), np.asarray(x).dtype
+    return [a.reshape(shape).astype(dtype), out_perm.reshape(np.shape(jpvt)).astype(np.asarray(jpvt).dtype),
+            taus.reshape(shape[:-2] + (k,)).astype(dtype)]
+
+
 def ormqr(a, taus, c, *, left, transpose):
     """``Q c``, ``Q^H c``, ``c Q`` or ``c Q^H`` for ``Q = H_1 ... H_k``, one reflector at a time: the last first for
     ``Q c`` and ``c Q^H``, with ``conj(tau)`` for ``Q^H``."""
@@ -224,6 +275,26 @@ def ormqr(a, taus, c, *, left, transpose):
         else:
             out = out - tau * (out @ v[:, :, None]) * np.conj(v)[:, None, :]
     return out.reshape(np.shape(c)).astype(np.asarray(c).dtype)
+
+
+def _pivoted_qr(x, full_matrices):
+    """JAX's ``_qr_lowering`` with pivoting: ``geqp3`` from no marked columns, its reflectors multiplied out by
+    ``householder_product`` (the stored matrix padded to m columns for a full Q of a tall one)."""
+    x = np.asarray(x)
+    *batch, m, n = x.shape
+    k = m if full_matrices else min(m, n)
+    if m == 0 or n == 0:
+        q = np.broadcast_to(np.eye(m, k, dtype=x.dtype), (*batch, m, k))
+        return [q.copy(), np.zeros((*batch, k, n), x.dtype), np.zeros((*batch, n), np.int32)]
+    r, p, taus = geqp3(x, np.zeros((*batch, n), np.int32), use_magma=None)
+    if m < n:
+        q = numpy_linalg.householder_product(r[..., :m, :m], taus)
+    elif full_matrices:
+        q = numpy_linalg.householder_product(np.pad(r, [(0, 0)] * (r.ndim - 1) + [(0, m - n)]), taus)
+    else:
+        q = numpy_linalg.householder_product(r, taus)
+        r = r[..., :n, :n]
+    return [q, np.triu(r), p - 1]
 
 
 def hessenberg(x):
@@ -354,6 +425,7 @@ def svd(x, *, full_matrices, compute_uv, subset_by_index, algorithm):
 RULES["eigh"] = eigh
 RULES["qr"] = qr
 RULES["geqrf"] = geqrf
+RULES["geqp3"] = geqp3
 RULES["ormqr"] = ormqr
 RULES["tridiagonal"] = tridiagonal
 RULES["hessenberg"] = hessenberg

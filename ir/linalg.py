@@ -133,6 +133,16 @@ def geqrf(name, avals_in):
     return [ShapedArray(x.shape, x.dtype, x.weak_type), ShapedArray(batch + (min(m, n),), x.dtype, x.weak_type)]
 
 
+def geqp3(name, avals_in, *, use_magma):
+    """LAPACK's ``geqp3``: ``geqrf``'s outputs with the column permutation (1-based) between them."""
+    x, jpvt = avals_in
+    batch, ((m, n), (p,)) = _batch_and_dims(name, avals_in, (2, 1), [INEXACT, (np.integer,)])
+    if p != n:  # LAPACK would read past its end (JAX does not check)
+        raise ValueError(f"geqp3 expects a column permutation of size {n} for a matrix of shape {(m, n)}. Got {p}.")
+    return [ShapedArray(x.shape, x.dtype, x.weak_type), ShapedArray(jpvt.shape, jpvt.dtype, jpvt.weak_type),
+            ShapedArray(batch + (min(m, n),), x.dtype, x.weak_type)]
+
+
 def ormqr(name, avals_in, *, left, transpose):
     _, (a_shape, (k,), c_shape) = _batch_and_dims(name, avals_in, (2, 1, 2))
     _same_dtypes(name, avals_in)
@@ -230,10 +240,9 @@ def svd(name, avals_in, *, full_matrices, compute_uv, subset_by_index, algorithm
 def qr(name, avals_in, *, pivoting, full_matrices, use_magma):
     (x,) = avals_in
     batch, ((m, n),) = _batch_and_dims(name, avals_in, (2,))
-    if pivoting:
-        raise NotImplementedError("irax's qr does not support pivoting")
     k = m if full_matrices else min(m, n)
-    return [ShapedArray(batch + (m, k), x.dtype, x.weak_type), ShapedArray(batch + (k, n), x.dtype, x.weak_type)]
+    return ([ShapedArray(batch + (m, k), x.dtype, x.weak_type), ShapedArray(batch + (k, n), x.dtype, x.weak_type)]
+            + [ShapedArray(batch + (n,), np.dtype(np.int32), x.weak_type)] * bool(pivoting))
 
 
 TRIANGULAR_SOLVE_PARAMS = ("left_side", "lower", "transpose_a", "conjugate_a", "unit_diagonal")

@@ -85,7 +85,7 @@ class Primitive(str):
 
 PRIMITIVES: dict[str, Primitive] = {}
 # The primitives JAX binds with a list of results, however many there are.
-MULTIPLE_RESULTS = {"approx_top_k", "cond", "device_put", "eig", "eigh", "geqrf", "hessenberg", "lu",
+MULTIPLE_RESULTS = {"approx_top_k", "cond", "device_put", "eig", "eigh", "geqp3", "geqrf", "hessenberg", "lu",
                     "optimization_barrier", "qr", "reduce", "scan", "schur", "sort", "split", "svd", "top_k",
                     "tridiagonal", "unstack", "while", "custom_linear_solve", "pjit", "custom_jvp_call",
                     "custom_vjp_call", "checkpoint", "pure_callback", "io_callback", "debug_callback", "debug_print"}
@@ -275,6 +275,10 @@ declare("hessenberg", 1, LA.hessenberg,
 declare("geqrf", 1, LA.geqrf,
         doc="Householder QR of each matrix as LAPACK's geqrf leaves it: R on and above the diagonal, the reflectors "
             "I - tau_i v_i v_i^H below it (v_i's leading one implied), and their scale factors tau.")
+declare("geqp3", 2, LA.geqp3, Param("use_magma", P.Optional(P.BOOL)),
+        doc="Householder QR with column pivoting as LAPACK's geqp3 leaves it: geqrf's R and reflectors of the "
+            "permuted matrix, the permutation (1-based; columns marked nonzero on entry go first) and the scale "
+            "factors.")
 declare("ormqr", 3, LA.ormqr, Param("left", P.BOOL), Param("transpose", P.BOOL),
         doc="c multiplied by the Q of geqrf's reflectors (Q c, Q^H c, c Q or c Q^H) without forming Q (LAPACK's "
             "ormqr/unmqr).")

@@ -31,9 +31,10 @@ def issubdtype(dtype, kind) -> bool:
 
 
 def check_dtypes(name, avals_in, kinds, *, name_position=False):
-    """JAX's dtype check; its message names the operand's position for an n-ary op or (``name_position``) always,
-    as ``linalg_primitive``'s does."""
-    for i, a in enumerate(avals_in):
+    """JAX's dtype check (``kinds`` for every operand, or a list of them, one per operand); its message names the
+    operand's position for an n-ary op or (``name_position``) always, as ``linalg_primitive``'s does."""
+    per_operand = kinds if isinstance(kinds, list) else [kinds] * len(avals_in)
+    for i, (a, kinds) in enumerate(zip(avals_in, per_operand)):
         if not any(issubdtype(a.dtype, k) for k in kinds):
             at = f" at position {i}" if len(avals_in) > 1 or name_position else ""
             raise TypeError(f"{name} does not accept dtype {a.dtype.name}{at}. "

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .ad_rules_linalg import _T, _eye, matmul, triangular_solve, tril
+from .ad_rules_linalg import _T, _eye, _take_rows, matmul, triangular_solve, tril
 from .builder import aval
 from .jvp import JVP_RULES
 
@@ -132,21 +132,24 @@ def _last2(b, x, rows, cols, start=(0, 0)):
 
 
 def _qr_jvp(b, primals, tangents, *, pivoting, full_matrices, use_magma):
+    """With ``pivoting``, the tangent of the permuted matrix ``x[..., p]`` (the permutation's is zero)."""
     (x,), (dx,) = primals, tangents
-    q, r = b.primal()
+    q, r, *p = outs = b.primal()
     m, n = aval(x).shape[-2:]
     nd = len(aval(x).shape)
+    if pivoting:
+        x, dx = (_T(b, _take_rows(b, _T(b, v), p[0])) for v in (x, dx))
     if m < n:
         dq, dr1 = _thin_qr_jvp(b, q, _last2(b, r, m, m), _last2(b, dx, m, m))
         x2, dx2 = _last2(b, x, m, n, (0, m)), _last2(b, dx, m, n, (0, m))
         dr2 = b.add(matmul(b, _H(b, dq), x2), matmul(b, _H(b, q), dx2))
-        return [q, r], [dq, b.concatenate(dr1, dr2, dimension=nd - 1)]
+        return outs, [dq, b.concatenate(dr1, dr2, dimension=nd - 1)] + [None] * len(p)
     if not full_matrices or m == n:
         dq, dr = _thin_qr_jvp(b, q, r, dx)
-        return [q, r], [dq, dr]
+        return outs, [dq, dr] + [None] * len(p)
     q_mn = _last2(b, q, m, n)
     dq_mn, dr_nn = _thin_qr_jvp(b, q_mn, _last2(b, r, n, n), dx)
-    return [q, r], [_full_qr_dq(b, q, q_mn, dq_mn, n), _pad_rows(b, dr_nn, m - n)]
+    return outs, [_full_qr_dq(b, q, q_mn, dq_mn, n), _pad_rows(b, dr_nn, m - n)] + [None] * len(p)
 
 
 def _full_qr_dq(b, q, q_mn, dq_mn, n):

@@ -1,8 +1,9 @@
 """Batching rules of ``cholesky``, ``lu``, ``lu_pivots_to_permutation``, ``eigh``, ``eig``, ``schur``, ``svd``, ``qr``,
-``geqrf``, ``ormqr``, ``tridiagonal``, ``householder_product``, ``hessenberg``, ``symmetric_product``, ``triangular_solve`` and
-``tridiagonal_solve``, ports of JAX's: the primitives take leading batch dimensions, so ``expand_dims_batcher`` moves
-the batch axis to the front; ``_triangular_solve_batching_rule`` (``_tridiagonal_solve_batching_rule``) folds a batch of
-right-hand sides into the columns (rows) of one when the matrix is shared."""
+``geqrf``, ``geqp3``, ``ormqr``, ``tridiagonal``, ``householder_product``, ``hessenberg``, ``symmetric_product``,
+``triangular_solve`` and ``tridiagonal_solve``, ports of JAX's: the primitives take leading batch dimensions, so
+``expand_dims_batcher`` moves the batch axis to the front; ``_triangular_solve_batching_rule``
+(``_tridiagonal_solve_batching_rule``) folds a batch of right-hand sides into the columns (rows) of one when the matrix
+is shared."""
 from __future__ import annotations
 
 from .batch import BATCH_RULES
@@ -67,6 +68,7 @@ def _cholesky_update_batch(b, args, dims):
 
 BATCH_RULES["cholesky_update"] = _cholesky_update_batch
 BATCH_RULES["geqrf"] = _leading_batch
+BATCH_RULES["geqp3"] = _leading_batch
 BATCH_RULES["ormqr"] = _leading_batch
 BATCH_RULES["tridiagonal"] = _leading_batch
 BATCH_RULES["svd"] = _leading_batch

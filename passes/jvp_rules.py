@@ -142,7 +142,7 @@ def _raising(message):
     return rule
 
 
-for _name in ("nextafter", "symmetric_product", "householder_product", "hessenberg", "schur", "geqrf",
+for _name in ("nextafter", "symmetric_product", "householder_product", "hessenberg", "schur", "geqrf", "geqp3",
               "ormqr", "cholesky_update", "tridiagonal"):
     JVP_RULES[_name] = _raising(f"Differentiation rule for '{_name}' not implemented")
 

@@ -385,6 +385,99 @@ def _geqrf(ctx, x):
     return [_from_stack(e, a, out), e.convert(e.reshape(taus, taus_aval.shape), taus_aval.dtype)]
 
 
+def _swap_columns(s, x, i, p):
+    """Columns ``i`` and ``p`` (i32 index vectors, one per matrix of the stack) of ``x`` (batch, m, n) or of
+    ``x`` (batch, n) exchanged, each read by a masked sum so that no other column's NaN reaches it."""
+    shape = _shape(x)
+    cols = s.iota(shape, len(shape) - 1)
+    at_i, at_p = (s.cmp(cols, s.bcast(k, shape, (0,)), "EQ") for k in (i, p))
+    if len(shape) == 2:
+        x_i, x_p = (s.bcast(s.masked_sum(mask, x, 1), shape, (0,)) for mask in (at_i, at_p))
+    else:
+        x_i, x_p = (s.bcast(s.masked_sum(mask, x, 2), shape, (0, 1)) for mask in (at_i, at_p))
+    return s.select(at_i, x_p, s.select(at_p, x_i, x))
+
+
+@lowering("geqp3")
+def _geqp3(ctx, x, jpvt, *, use_magma):
+    """As ``numpy_decompositions.geqp3``, the stack's matrices side by side: LAPACK's swaps of the marked columns
+    to the front, then a loop over the columns, the pivot search and the norm downdating masked to the matrices
+    past their marked columns."""
+    out, piv_aval, taus_aval = ctx.result_avals
+    check_lapack_dtype(out.dtype)
+    e = _linalg(ctx)
+    a = _as_stack(e, x)
+    a, piv, taus = _pivoted_reflectors(e, a, e.reshape(jpvt, (_shape(a)[0], _shape(a)[2])))
+    return [_from_stack(e, a, out), e.reshape(piv, piv_aval.shape),
+            e.convert(e.reshape(taus, taus_aval.shape), taus_aval.dtype)]
+
+
+def _pivoted_reflectors(e, a, marks):
+    """``geqp3`` of the stack ``a`` (batch, m, n) with the marks ``marks`` (batch, n): the stored reflectors, the
+    1-based permutation (in the marks' dtype) and the scale factors (batch, min(m, n))."""
+    batch, m, n = _shape(a)
+    k = min(m, n)
+    dtype, real = _dtype(a), _real(_dtype(a))
+    piv_dtype = _dtype(marks)
+    piv = e.add(e.convert(e.iota((batch, n), 1), piv_dtype), e.const(1, piv_dtype, (batch, n)))
+    fixed = e.const(0, _I32, (batch,))
+
+    def move_marked(s, j, state):
+        a, piv, fixed = state
+        mark = s.slice(marks, [s.const(0, _I32), j], [batch, None])
+        marked = s.cmp(mark, s.zeros_like(mark), "NE")
+        at_j = s.at(j, (batch,))
+        target = s.select(marked, fixed, at_j)
+        fixed = s.add(fixed, s.convert(marked, _I32))
+        return [_swap_columns(s, a, at_j, target), _swap_columns(s, piv, at_j, target), fixed]
+
+    if n:
+        a, piv, fixed = e.fori(n, [a, piv, fixed], move_marked)
+    if k == 0:
+        return a, piv, e.const(0, dtype, (batch, 0))
+    tol3z = np.sqrt(np.finfo(real).eps / 2).astype(real)
+    zero = e.const(0, _I32)
+
+    def step(s, i, state):
+        a, piv, taus, norms, reference = state
+        cols, rows = s.iota((batch, n), 1), s.iota((batch, m, n), 1)
+        at_i = s.at(i, (batch,))
+        free = s.cmp(at_i, fixed, "GE")
+        below = s.sqrt(s.masked_sum(s.cmp(rows, s.at(i, (batch, m, n)), "GE"), s.abs2(a), 1))
+        first_free = s.bcast(s.cmp(at_i, fixed, "EQ"), (batch, n), (0,))
+        norms, reference = (s.select(first_free, s.where(s.cmp(cols, s.at(i, (batch, n)), "GE"), below, 0), v)
+                            for v in (norms, reference))
+        candidates = s.where(s.cmp(cols, s.at(i, (batch, n)), "GE"), norms, -1)
+        best = s.reduce(candidates, 1, "stablehlo.maximum", -np.inf)
+        first = s.reduce(s.where(s.cmp(candidates, s.bcast(best, (batch, n), (0,)), "EQ"), cols, n), 1,
+                         "stablehlo.minimum", n)
+        pivot = s.select(s.same("stablehlo.and", free, s.cmp(first, s.const(n, _I32, (batch,)), "LT")), first, at_i)
+        a, piv, norms, reference = (_swap_columns(s, v, at_i, pivot) for v in (a, piv, norms, reference))
+        v, tau, beta = _reflector(s, s.slice(a, [zero, zero, i], [batch, m, None]), i)
+        update = s.mul(s.bcast(s.conj(tau), (batch, m, n), (0,)),
+                       s.matmul(s.reshape(v, (batch, m, 1)), s.matmul(s.reshape(s.conj(v), (batch, 1, m)), a)))
+        a = s.sub(a, s.where(s.cmp(s.iota((batch, m, n), 2), s.at(i, (batch, m, n)), "GT"), update, 0))
+        a, taus = _store_reflector(s, a, taus, i, i, v, tau, beta)
+        row = s.abs(s.slice(a, [zero, i, zero], [batch, None, n]))
+        nonzero = s.cmp(norms, s.zeros_like(norms), "NE")
+        safe = s.where(nonzero, norms, 1)
+        ratio = s.div(row, safe)
+        temp = s.same("stablehlo.maximum", s.sub(s.const(1, real, (batch, n)), s.mul(ratio, ratio)),
+                      s.zeros_like(ratio))
+        scale = s.div(norms, s.where(nonzero, reference, 1))
+        recompute = s.cmp(s.mul(temp, s.mul(scale, scale)), s.const(tol3z, real, (batch, n)), "LE")
+        fresh = s.sqrt(s.masked_sum(s.cmp(rows, s.at(i, (batch, m, n)), "GT"), s.abs2(a), 1))
+        downdate = s.same("stablehlo.and", s.same("stablehlo.and", nonzero, s.bcast(free, (batch, n), (0,))),
+                          s.cmp(cols, s.at(i, (batch, n)), "GT"))
+        norms = s.select(downdate, s.select(recompute, fresh, s.mul(norms, s.sqrt(temp))), norms)
+        reference = s.select(s.same("stablehlo.and", downdate, recompute), fresh, reference)
+        return [a, piv, taus, norms, reference]
+
+    zeros = e.const(0, real, (batch, n))
+    a, piv, taus, _, _ = e.fori(k, [a, piv, e.const(0, dtype, (batch, k)), zeros, zeros], step)
+    return a, piv, taus
+
+
 @lowering("ormqr")
 def _ormqr(ctx, a, taus, c, *, left, transpose):
     """As ``numpy_decompositions.ormqr``: a loop over the reflectors, ``c - tau v (v^H c)`` or
@@ -507,12 +600,18 @@ def _householder_product(ctx, a, taus):
     e = _linalg(ctx)
     if out.size == 0:
         return [e.const(0, out.dtype, out.shape)]
-    *batch_shape, m, n = out.shape
-    k = _shape(taus)[-1]
-    batch = int(np.prod(batch_shape, dtype=np.int64))
     a = _as_stack(e, a)
+    k = _shape(taus)[-1]
+    t = e.convert(e.reshape(taus, (_shape(a)[0], k)), _dtype(a))
+    return [_from_stack(e, _reflectors_product(e, a, t, out.shape[-1]), out)]
+
+
+def _reflectors_product(e, a, t, n):
+    """The first ``n`` columns of the product of the reflectors stored in the stack ``a`` (batch, m, .) with
+    scale factors ``t`` (batch, k), the last applied first."""
+    batch, m, _ = _shape(a)
+    k = _shape(t)[1]
     dtype = _dtype(a)
-    t = e.convert(e.reshape(taus, (batch, k)), dtype)
     q = e.window(e.eye(batch, m, dtype), [0, 0, 0], [batch, m, n])
     zero = e.const(0, _I32)
 
@@ -528,12 +627,12 @@ def _householder_product(ctx, a, taus):
 
     if k:
         (q,) = e.fori(k, [q], step)
-    return [_from_stack(e, q, out)]
+    return q
 
 
 @lowering("qr")
 def _qr(ctx, x, *, pivoting, full_matrices, use_magma):
-    q_aval, r_aval = ctx.result_avals
+    q_aval, r_aval, *p_aval = ctx.result_avals
     e = _linalg(ctx)
     m, n = _shape(x)[-2:]
     k = q_aval.shape[-1]
@@ -541,12 +640,31 @@ def _qr(ctx, x, *, pivoting, full_matrices, use_magma):
         nb = q_aval.ndim - 2
         eye = e.cmp(e.iota(q_aval.shape, nb), e.iota(q_aval.shape, nb + 1), "EQ")
         q = e.where(eye, e.const(1, q_aval.dtype, q_aval.shape), 0)
-        return [q, e.const(0, r_aval.dtype, r_aval.shape)]
+        return [q, e.const(0, r_aval.dtype, r_aval.shape)] + [e.const(0, _I32, p.shape) for p in p_aval]
     a = _as_stack(e, x)
     batch = _shape(a)[0]
+    if pivoting:
+        return _pivoted_qr(e, a, full_matrices, ctx.result_avals)
     q, r = _householder_qr(e, a)
     return [_from_stack(e, e.slice_static(q, (batch, m, k)), q_aval),
             _from_stack(e, e.slice_static(r, (batch, k, n)), r_aval)]
+
+
+def _pivoted_qr(e, a, full_matrices, avals):
+    """As ``numpy_decompositions._pivoted_qr``: ``geqp3``'s reflectors multiplied out."""
+    batch, m, n = _shape(a)
+    r, piv, taus = _pivoted_reflectors(e, a, e.const(0, _I32, (batch, n)))
+    if m < n:
+        q = _reflectors_product(e, e.slice_static(r, (batch, m, m)), taus, m)
+    elif full_matrices:
+        q = _reflectors_product(e, e.pad(r, [0, 0, m - n]), taus, m)
+    else:
+        q = _reflectors_product(e, r, taus, n)
+        r = e.slice_static(r, (batch, n, n))
+    shape = _shape(r)
+    r = e.where(e.cmp(e.iota(shape, 1), e.iota(shape, 2), "LE"), r, 0)
+    p = e.sub(piv, e.const(1, _I32, (batch, n)))
+    return [_from_stack(e, v, aval) for v, aval in zip((q, r, p), avals)]
 
 
 # --- one-sided Jacobi SVD ----------------------------------------------------------------------------------------

@@ -112,6 +112,9 @@ CASES = [
     ("scipy_hessenberg", "scipy", lambda m, a, c: (m.hessenberg(a), m.hessenberg(c, calc_q=True),
                                                    m.hessenberg(np.zeros((0, 0), np.float32), calc_q=True)),
      (A4, C3B)),
+    ("qr_pivoting", "lax", lambda m, a, w, c: (m.qr(a, pivoting=True), m.qr(a, pivoting=True, full_matrices=False),
+                                               m.qr(w, pivoting=True), m.qr(c, pivoting=True),
+                                               m.qr(a[:0], pivoting=True)), (A4[:, :3], R34, C3B)),
     ("qr_raw", "jnp", lambda m, a, w, c: tuple(m.linalg.qr(x, mode="raw") for x in (a, w, c, a[:0])),
      (A4[:, :3], R34, C3B)),
     ("ormqr", "lax", lambda m, h, t, b, hc, tc, bc: (
@@ -248,6 +251,8 @@ TEXT_CASES = [
     ("tridiagonal", "lax", lambda m, a: m.tridiagonal(a, lower=False), (A4,)),
     ("vmap_tridiagonal", "lax", lambda m, a: _vmap(m)(m.tridiagonal)(a), (A3B,)),
     ("qr_raw", "jnp", lambda m, a: m.linalg.qr(a, mode="raw"), (A3B,)),
+    ("qr_pivoting", "lax", lambda m, a: m.qr(a, pivoting=True, full_matrices=False), (A3B,)),
+    ("scipy_qr_pivoting", "scipy", lambda m, a: m.qr(a, pivoting=True, mode="r"), (R34,)),
     ("ormqr", "lax", lambda m, h, t, b: m.ormqr(h, t, b.T, left=False, transpose=True), (H43, T3, B42)),
     ("vmap_ormqr", "lax", lambda m, h, t, b: _vmap(m)(m.ormqr, in_axes=(None, None, 0))(h, t, b),
      (H43, T3, np.stack([B42] * 2))),
@@ -439,6 +444,37 @@ def test_hessenberg_of_empty_matrices_is_empty():
     for fn in (ilax.linalg.hessenberg, irax.jit(ilax.linalg.hessenberg)):
         h, taus = fn(E0)
         assert h.shape == (2, 0, 0) and taus.shape == (2, 0)
+
+
+def test_geqp3_takes_marked_columns_first_as_lapack():
+    """LAPACK swaps each marked column to the next place at the front (not a stable partition), factors those in
+    order, then pivots the rest by their partial norms."""
+    from jax._src.lax.linalg import geqp3 as jax_geqp3
+    a = _rng.standard_normal((3, 5, 4)).astype(np.float32)
+    marks = np.array([[0, 0, 1, 0], [0, 1, 0, 1], [0, 2, 0, -1]], np.int32)
+    want = jax_geqp3(a, marks)
+    for fn in (ilax.linalg.geqp3, irax.jit(ilax.linalg.geqp3)):
+        _close(fn(a, marks), want, tol=1e-5)
+    with pytest.raises(ValueError, match="geqp3 expects a column permutation of size 4"):
+        ilax.linalg.geqp3(a, marks[:, :3])
+    with pytest.raises(TypeError, match="geqp3 does not accept dtype float32 at position 1"):
+        ilax.linalg.geqp3(a, marks.astype(np.float32))
+
+
+def test_pivoted_qr_derivatives():
+    """Against JAX's for a tall and a square matrix; for a wide one against finite differences: JAX's JVP takes
+    R's trailing columns from the unpermuted matrix there, and is wrong."""
+    t4 = _rng.standard_normal((4, 4)).astype(np.float32)
+    for a, t in ((A4[:, :3], t4[:, :3]), (A4, t4)):
+        got = irax.jvp(lambda a: ilax.linalg.qr(a, pivoting=True)[:2], (a,), (t,))
+        want = jax.jvp(lambda a: jax.lax.linalg.qr(a, pivoting=True)[:2], (a,), (t,))
+        _close(got, want, tol=1e-4)
+    a, t = R34.astype(np.float64), t4[:3].astype(np.float64)
+    with enable_x64():
+        _, dr = irax.jvp(lambda a: ilax.linalg.qr(a, pivoting=True)[1], (a,), (t,))
+        eps = 1e-6
+        r_plus, r_minus = (ilax.linalg.qr(a + s * eps * t, pivoting=True)[1] for s in (1, -1))
+        np.testing.assert_allclose(dr, (np.asarray(r_plus) - np.asarray(r_minus)) / (2 * eps), atol=1e-6)
 
 
 def test_tridiagonal_of_a_large_complex_upper_matrix_keeps_lapacks_last_diagonal_entry():

@@ -73,6 +73,8 @@ DECOMPOSITIONS = {
     "qr_multiply_batched": (lambda m: _sl(m).qr_multiply, (_mat(2, 4, 3), _mat(5, 4))),
     "qr_multiply_left_conjugate": (lambda m: lambda a, c: _sl(m).qr_multiply(a, c, mode="left", conjugate=True),
                                    (_mat(4, 3, dtype=C64), _mat(3, 2))),
+    "qr_multiply_pivoting": (lambda m: lambda a, c: _sl(m).qr_multiply(a, c, pivoting=True),
+                             (_mat(2, 4, 3), _mat(5, 4))),
     "rsf2csf": (lambda m: _sl(m).rsf2csf, (_TR, _ZR)),
     "eigh_tridiagonal_select": (lambda m: lambda d, e, tol: _sl(m).eigh_tridiagonal(
         d, e, eigvals_only=True, select="i", select_range=(1, 3), tol=tol), (_D5, _E4, F32(1e-3))),
@@ -172,7 +174,7 @@ JAXPR_CASES = ["companion", "companion_batched_complex", "leslie_batched_int", "
                "fiedler_companion_batched_n2", "convolution_matrix_same_int", "invhilbert", "pascal",
                "invpascal_upper", "helmert_full", "hadamard", "dft_sqrtn", "polar_svd_batched",
                "polar_svd_left_complex", "expm_frechet", "qr_multiply_batched", "qr_multiply_left_conjugate",
-               "rsf2csf", "eigh_tridiagonal_select",
+               "qr_multiply_pivoting", "rsf2csf", "eigh_tridiagonal_select",
                "eigh_tridiagonal_complex", "qdwh", "qdwh_complex", "polar", "polar_left_batched_complex"]
 
 
@@ -262,9 +264,3 @@ def test_errors_match_jax(name):
         fn(jax)(*args)
     with pytest.raises(want.type, match=re.escape(str(want.value))):
         fn(irax)(*args)
-
-
-def test_qr_multiply_pivoting_is_not_implemented():
-    """Column pivoting needs geqp3, a primitive irax lacks: it says so."""
-    with pytest.raises(NotImplementedError, match="geqp3"):
-        irax.scipy.linalg.qr_multiply(_mat(4, 3), _mat(2, 4), pivoting=True)

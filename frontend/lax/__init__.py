@@ -457,14 +457,14 @@ def _export_primitives(namespace, names):
 
 
 # Ops bound only by irax's own machinery (jit, custom derivatives, remat, literals), those JAX keeps out of lax
-# (empty, empty2, platform_index, reduce_scatter, threefry2x32, the host callbacks, geqrf), and the decompositions of
-# lax.linalg have no primitive object here; custom_linear_solve is JAX's linear_solve_p.
+# (empty, empty2, platform_index, reduce_scatter, threefry2x32, the host callbacks, geqrf, geqp3), and the
+# decompositions of lax.linalg have no primitive object here; custom_linear_solve is JAX's linear_solve_p.
 _JAX_PRIMITIVE_NAMES = {"custom_linear_solve": "linear_solve"}
 _LINALG = ["cholesky", "triangular_solve", "tridiagonal_solve", "lu", "lu_pivots_to_permutation", "eig", "eigh", "svd",
            "qr", "symmetric_product", "householder_product", "hessenberg", "schur", "ormqr",
            "cholesky_update", "tridiagonal"]
 _NOT_IN_LAX = {"add_any", "checkpoint", "custom_jvp_call", "custom_lin", "custom_vjp_call", "literal", "name", "pjit",
                "empty", "empty2", "platform_index", "reduce_scatter", "threefry2x32", "pure_callback", "io_callback",
-               "debug_callback", "debug_print", "geqrf", *_LINALG}
+               "debug_callback", "debug_print", "geqrf", "geqp3", *_LINALG}
 _export_primitives(globals(), sorted(set(PRIMITIVES) - _NOT_IN_LAX))
 _export_primitives(vars(linalg), _LINALG)

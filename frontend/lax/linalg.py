@@ -82,6 +82,12 @@ def geqrf(a):
     return tuple(bind("geqrf", as_operand(a)))
 
 
+def geqp3(a, jpvt, *, use_magma: bool | None = None):
+    """``(a, jpvt, taus)``: each matrix's QR with column pivoting as LAPACK's ``geqp3`` leaves it (``geqrf``'s
+    outputs for ``a[..., jpvt - 1]``), the columns marked nonzero in ``jpvt`` taken first."""
+    return tuple(bind("geqp3", as_operand(a), as_operand(jpvt), use_magma=use_magma))
+
+
 def ormqr(a, taus, c, *, left: bool = True, transpose: bool = False):
     """``Q c`` (``Q^H c`` with ``transpose``; ``c Q``, ``c Q^H`` unless ``left``) for the ``Q`` of ``geqrf``'s
     reflectors ``(a, taus)``, without forming ``Q`` (LAPACK's ``ormqr``)."""
@@ -203,10 +209,11 @@ def svd(x, *, full_matrices: bool = True, compute_uv: bool = True, subset_by_ind
 
 def qr(x, *, pivoting: bool = False, full_matrices: bool = True, use_magma: bool | None = None):
     """QR decomposition ``x = q r``: ``q`` orthogonal (``[..., m, m]``, or ``[..., m, min(m, n)]`` unless
-    ``full_matrices``), ``r`` upper triangular."""
-    q, r = bind("qr", as_operand(x), pivoting=bool(pivoting), full_matrices=bool(full_matrices),
-                use_magma=use_magma)
-    return q, r
+    ``full_matrices``), ``r`` upper triangular; with ``pivoting``, of ``x[..., p]`` and ``p`` too (LAPACK's
+    ``geqp3``)."""
+    q, r, *p = bind("qr", as_operand(x), pivoting=bool(pivoting), full_matrices=bool(full_matrices),
+                    use_magma=use_magma)
+    return (q, r, p[0]) if pivoting else (q, r)
 
 
 def qdwh(x, *, is_hermitian: bool = False, max_iterations: int | None = None, eps: float | None = None,

@@ -312,12 +312,13 @@ def _qr(a, mode, pivoting):
     else:
         raise ValueError(f"Unsupported QR decomposition mode '{mode}'")
     a, = promote_dtypes_inexact(jnp.asarray(a))
-    q, r = lax_linalg.qr(a, pivoting=pivoting, full_matrices=full_matrices)
-    return (r,) if mode == "r" else (q, r)
+    q, r, *p = lax_linalg.qr(a, pivoting=pivoting, full_matrices=full_matrices)
+    return ((r,) if mode == "r" else (q, r)) + tuple(p)
 
 
 def qr(a, overwrite_a=False, lwork=None, mode="full", pivoting=False, check_finite=True):
-    """``(q, r)`` with ``a = q r`` (``mode``: 'full', 'economic', or 'r' for ``(r,)``)."""
+    """``(q, r)`` with ``a = q r`` (``mode``: 'full', 'economic', or 'r' for ``(r,)``); with ``pivoting``, of
+    ``a[:, p]``, and ``p`` last."""
     del overwrite_a, lwork, check_finite
     return _qr(a, mode, pivoting)
 
@@ -719,15 +720,14 @@ def expm_frechet(A, E, *, method=None, compute_expm=True):
 def qr_multiply(a, c, mode="right", pivoting=False, conjugate=False, overwrite_a=False, overwrite_c=False):
     """``(Q @ c, R)`` (``mode='left'``) or ``(c @ Q, R)`` (``'right'``) for the economic QR decomposition of ``a``
     (``conj(Q)`` if ``conjugate``); a vector ``c`` is a column (left) or a row (right), and so is the result.
-    As JAX's, ``ormqr`` applies ``geqrf``'s reflectors without forming ``Q``; ``conjugate`` transposes ``c`` and
-    multiplies by ``Q^H`` from the other side. ``pivoting`` needs ``geqp3``, which irax lacks.
+    As JAX's, ``ormqr`` applies ``geqrf``'s (``geqp3``'s, with ``pivoting``: then ``a[:, p]`` is factored and
+    ``p`` comes third) reflectors without forming ``Q``; ``conjugate`` transposes ``c`` and multiplies by ``Q^H``
+    from the other side.
     """
     del overwrite_a, overwrite_c
     a, c = promote_dtypes_inexact(jnp.asarray(a), jnp.asarray(c))
     if mode not in ("right", "left"):
         raise ValueError(f"mode must be 'right' or 'left', got {mode!r}")
-    if pivoting:
-        raise NotImplementedError("irax's qr_multiply does not support pivoting (JAX's uses the geqp3 primitive)")
     onedim = c.ndim == 1
     if onedim:
         c = c[:, None] if mode == "left" else c[None, :]
@@ -743,7 +743,11 @@ def qr_multiply(a, c, mode="right", pivoting=False, conjugate=False, overwrite_a
     batch = jnp.broadcast_shapes(a.shape[:-2], c.shape[:-2])
     a = jnp.broadcast_to(a, batch + a.shape[-2:])
     c = jnp.broadcast_to(c, batch + c.shape[-2:])
-    r, taus = lax_linalg.geqrf(a)
+    if pivoting:
+        r, p, taus = lax_linalg.geqp3(a, jnp.zeros(a.shape[:-2] + (n,), dtype=jnp.int32))
+        p -= 1
+    else:
+        r, taus = lax_linalg.geqrf(a)
     if m > n and mode == "left":
         c = jnp.concatenate([c, jnp.zeros(c.shape[:-2] + (m - k,) + c.shape[-1:], dtype=c.dtype)], axis=-2)
     if conjugate:
@@ -755,7 +759,8 @@ def qr_multiply(a, c, mode="right", pivoting=False, conjugate=False, overwrite_a
         cq = cq[..., :k]
     if onedim:
         cq = cq.ravel()
-    return cq, jnp.triu(r[..., :k, :])
+    r = jnp.triu(r[..., :k, :])
+    return (cq, r, p) if pivoting else (cq, r)
 
 
 @staged_as("_rsf2csf_2d")
