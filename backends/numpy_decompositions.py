@@ -268,7 +268,7 @@ def ormqr(a, taus, c, *, left, transpose):
     if transpose:
         t = np.conj(t)
     for i in (reversed(range(k)) if left != transpose else range(k)):
-        v = np.where(np.arange(m) > i, stack[:, :, i], (np.arange(m) == i).astype(stack.dtype))
+        v = numpy_linalg.householder_reflector(stack, i)
         tau = t[:, i, None, None]
         if left:
             out = out - tau * v[:, :, None] * (np.conj(v)[:, None, :] @ out)
