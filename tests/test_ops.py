@@ -14,7 +14,6 @@ from op_records import BF16, RECORDS, draw
 
 try:
     import jax
-    import jax.numpy as jjnp
 except ImportError:  # JAX is an optional oracle
     jax = None
 
@@ -46,19 +45,29 @@ def _call(record, module, args):
     return fn(*args, **record.params)
 
 
-@functools.lru_cache(maxsize=None)
-def _jitted_results(dtype):
-    """Every case of one dtype in one jitted function: one IREE compile per dtype."""
-    cases = [(r, d) for r, d in CASES if d == dtype]
-    flat = [(r, args) for r, d in cases for args in _inputs(r, d)]
+def _jitted_by_dtype(library, dtype):
+    """Every case of one dtype in one jitted function of ``library`` (irax or jax): one compile per dtype."""
+    flat = [(r, args) for r, d in CASES if d == dtype for args in _inputs(r, d)]
 
     def all_ops(*arg_lists):
-        return [_call(r, lax, args) for (r, _), args in zip(flat, arg_lists)]
-    outs = irax.jit(all_ops)(*[tuple(irax.numpy.asarray(a) for a in args) for _, args in flat])
+        return [_call(r, library.lax, args) for (r, _), args in zip(flat, arg_lists)]
+    outs = library.jit(all_ops)(*[tuple(library.numpy.asarray(a) for a in args) for _, args in flat])
     results = {}
     for (r, args), out in zip(flat, outs):
         results.setdefault(r.id, []).append(np.asarray(out))
     return results
+
+
+@functools.lru_cache(maxsize=None)
+def _jitted_results(dtype):
+    return _jitted_by_dtype(irax, dtype)
+
+
+@functools.lru_cache(maxsize=None)
+def _jax_results(dtype):
+    """JAX's results, jitted as irax's are: JAX compiles each primitive it runs eagerly, which cost more than the
+    rest of this file; XLA runs each of these independent ops as it runs it alone."""
+    return _jitted_by_dtype(jax, dtype)
 
 
 def _tolerance(record, dtype):
@@ -92,8 +101,7 @@ def test_eager_matches_jit(record, dtype):
 @pytest.mark.skipif(jax is None, reason="jax is not installed")
 @pytest.mark.parametrize("record,dtype", CASES, ids=[f"{r.id}-{d.name}" for r, d in CASES])
 def test_eager_matches_jax(record, dtype):
-    for args in _inputs(record, dtype):
-        expected = _call(record, jax.lax, [jjnp.asarray(a) for a in args])
+    for args, expected in zip(_inputs(record, dtype), _jax_results(dtype)[record.id]):
         eager = _call(record, lax, [irax.numpy.asarray(a) for a in args])
         assert_same(eager, expected, _tolerance(record, dtype), f"{record.id} eager vs JAX on {[a.shape for a in args]}")
 
