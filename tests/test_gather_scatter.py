@@ -9,7 +9,6 @@ batching dimensions, and empty index sets.
 from __future__ import annotations
 
 import dataclasses
-import functools
 
 import numpy as np
 import pytest
@@ -140,28 +139,27 @@ def _all_cases(library, dtype):
     """Every case of one dtype in one jitted function of ``library`` (irax or jax): one compile per dtype."""
     cases = [c for c, d in PARAMS if d == dtype]
     out = library.jit(lambda: [_run(library.lax, c, dtype) for c in cases])()
-    return dict(zip((c[0] for c in cases), out))
+    return {c[0]: np.asarray(o) for c, o in zip(cases, out)}
 
 
-@functools.lru_cache(maxsize=None)
-def _jitted(dtype):
-    return _all_cases(irax, dtype)
+def _jitted(shared, dtype):
+    """Once per run (conftest.py's ``shared``): the module of a dtype takes seconds to compile."""
+    return shared(f"gather_scatter-irax-{dtype.name}", lambda: _all_cases(irax, dtype))
 
 
-@functools.lru_cache(maxsize=None)
-def _jax_results(dtype):
+def _jax_results(shared, dtype):
     """JAX's results, jitted as irax's are: eager JAX compiles every gather and scatter it runs."""
-    return _all_cases(jax, dtype)
+    return shared(f"gather_scatter-jax-{dtype.name}", lambda: _all_cases(jax, dtype))
 
 
 @pytest.mark.parametrize("case,dtype", PARAMS, ids=IDS)
-def test_eager_matches_jax(case, dtype):
-    _assert_same(_run(lax, case, dtype), _jax_results(dtype)[case[0]], case[0])
+def test_eager_matches_jax(case, dtype, shared):
+    _assert_same(_run(lax, case, dtype), _jax_results(shared, dtype)[case[0]], case[0])
 
 
 @pytest.mark.parametrize("case,dtype", PARAMS, ids=IDS)
-def test_jit_matches_eager(case, dtype):
-    _assert_same(_jitted(dtype)[case[0]], _run(lax, case, dtype), case[0])
+def test_jit_matches_eager(case, dtype, shared):
+    _assert_same(_jitted(shared, dtype)[case[0]], _run(lax, case, dtype), case[0])
 
 
 def test_out_of_bounds_modes():

@@ -28,12 +28,10 @@ negative ``x``, so the jitted ``digamma`` case stays at positive points.
 from __future__ import annotations
 
 import dataclasses
-import fcntl
 import functools
 import importlib.util
 import json
 import os
-import pickle
 import signal
 import subprocess
 import sys
@@ -44,6 +42,7 @@ from typing import Callable
 
 import numpy as np
 import pytest
+from conftest import shared_root
 
 F32, F64 = np.dtype(np.float32), np.dtype(np.float64)
 
@@ -455,34 +454,6 @@ def child_main():
 
 # --- sharing work between pytest-xdist workers ----------------------------------------------------------
 
-def _shared_root(tmp_path_factory):
-    """A directory of this run that every xdist worker sees (the workers' basetemps are its subdirectories)."""
-    base = tmp_path_factory.getbasetemp()
-    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
-
-
-_memo: dict = {}
-
-
-@pytest.fixture(scope="session")
-def shared(tmp_path_factory):
-    """``shared(key, compute)``: ``compute()`` once per run, even across xdist workers (pickled in a locked file)."""
-    root = _shared_root(tmp_path_factory)
-
-    def get(key, compute):
-        if key not in _memo:
-            path = root / f"test_grad_ops-{key}.pickle"
-            with open(root / f"test_grad_ops-{key}.lock", "w") as lock:
-                fcntl.flock(lock, fcntl.LOCK_EX)
-                if path.exists():
-                    _memo[key] = pickle.loads(path.read_bytes())
-                else:
-                    _memo[key] = compute()
-                    path.write_bytes(pickle.dumps(_memo[key]))
-        return _memo[key]
-    return get
-
-
 _children: list = []
 
 
@@ -504,7 +475,7 @@ def _start_x64_child(root):
 def x64_child(tmp_path_factory):
     """The directory of the float64 child's files; at the end of the session, waits for a child this process
     started (the other workers may still read its report)."""
-    root = _shared_root(tmp_path_factory)
+    root = shared_root(tmp_path_factory)
     yield root
     for proc in _children:
         try:
@@ -544,7 +515,7 @@ def _jax():
 
 def _jax_f32(shared):
     _jax()
-    return shared("jax-float32", lambda: _jax_reference(F32))
+    return shared("grad_ops-jax-float32", lambda: _jax_reference(F32))
 
 
 # --- the tests ------------------------------------------------------------------------------------------
@@ -579,13 +550,13 @@ JIT_CASES = [c for c in ALL_CASES if c.group and not c.x64_only]
 def test_jit_grad_vs_jax_float32(case, shared):
     reference = _jax_f32(shared)
     cases = [c for c in JIT_CASES if c.group == case.group]
-    errors = shared(f"jit-{case.group}", lambda: _jitted_group(cases, F32, reference))[case.id]
+    errors = shared(f"grad_ops-jit-{case.group}", lambda: _jitted_group(cases, F32, reference))[case.id]
     assert not errors, "\n".join(errors)
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
 def test_float64(case, x64_child, shared):
-    entry = shared("x64", lambda: _x64_report(x64_child))[case.id]
+    entry = shared("grad_ops-x64", lambda: _x64_report(x64_child))[case.id]
     assert not entry["errors"], "\n".join(entry["errors"][:5])
     if case.id in X64_JIT:
         assert entry["jitted"] or importlib.util.find_spec("jax") is None, "the jitted float64 group did not run"

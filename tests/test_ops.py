@@ -58,16 +58,15 @@ def _jitted_by_dtype(library, dtype):
     return results
 
 
-@functools.lru_cache(maxsize=None)
-def _jitted_results(dtype):
-    return _jitted_by_dtype(irax, dtype)
+def _jitted_results(shared, dtype):
+    """Once per run (conftest.py's ``shared``): the module of a dtype takes seconds to compile."""
+    return shared(f"ops-irax-{dtype.name}", lambda: _jitted_by_dtype(irax, dtype))
 
 
-@functools.lru_cache(maxsize=None)
-def _jax_results(dtype):
+def _jax_results(shared, dtype):
     """JAX's results, jitted as irax's are: JAX compiles each primitive it runs eagerly, which cost more than the
     rest of this file; XLA runs each of these independent ops as it runs it alone."""
-    return _jitted_by_dtype(jax, dtype)
+    return shared(f"ops-jax-{dtype.name}", lambda: _jitted_by_dtype(jax, dtype))
 
 
 def _tolerance(record, dtype):
@@ -91,8 +90,8 @@ def assert_same(actual, expected, tol, what):
 
 
 @pytest.mark.parametrize("record,dtype", CASES, ids=[f"{r.id}-{d.name}" for r, d in CASES])
-def test_eager_matches_jit(record, dtype):
-    jitted = _jitted_results(dtype)[record.id]
+def test_eager_matches_jit(record, dtype, shared):
+    jitted = _jitted_results(shared, dtype)[record.id]
     for args, jit_out in zip(_inputs(record, dtype), jitted):
         eager = _call(record, lax, [irax.numpy.asarray(a) for a in args])
         assert_same(jit_out, eager, _tolerance(record, dtype), f"{record.id} jit vs eager on {[a.shape for a in args]}")
@@ -100,8 +99,8 @@ def test_eager_matches_jit(record, dtype):
 
 @pytest.mark.skipif(jax is None, reason="jax is not installed")
 @pytest.mark.parametrize("record,dtype", CASES, ids=[f"{r.id}-{d.name}" for r, d in CASES])
-def test_eager_matches_jax(record, dtype):
-    for args, expected in zip(_inputs(record, dtype), _jax_results(dtype)[record.id]):
+def test_eager_matches_jax(record, dtype, shared):
+    for args, expected in zip(_inputs(record, dtype), _jax_results(shared, dtype)[record.id]):
         eager = _call(record, lax, [irax.numpy.asarray(a) for a in args])
         assert_same(eager, expected, _tolerance(record, dtype), f"{record.id} eager vs JAX on {[a.shape for a in args]}")
 

@@ -3,7 +3,8 @@
 IREE compiles many float64 functions to libm calls it cannot link, or approximates them loosely; the
 lowering expands them in StableHLO (passes/f64_math.py). x64 is process-global, so every check runs in
 one child process with JAX_ENABLE_X64=1 (this file run as a script), which prints a JSON report with
-one entry per op and dtype; each test reads its entry. The ops are batched into two jitted functions.
+one entry per op and dtype, once per run (conftest.py's ``shared``); each test reads its entry. The ops are
+batched into two jitted functions.
 
 Inputs span each op's whole domain (magnitudes 1e-300 to 1e300, arguments near multiples of pi/2) plus
 NaN, -NaN, +-inf, +-0 and subnormals. IREE's CPU code, like XLA's, runs with denormals flushed to zero:
@@ -12,7 +13,6 @@ subnormal expected results accept zero.
 """
 from __future__ import annotations
 
-import functools
 import json
 import math
 import os
@@ -286,7 +286,6 @@ def child_main():
 
 # --- the tests ------------------------------------------------------------------------------------------
 
-@functools.lru_cache(maxsize=None)
 def _report():
     env = dict(os.environ, JAX_ENABLE_X64="1", JAX_PLATFORMS="cpu")
     proc = subprocess.run([sys.executable, __file__], env=env, capture_output=True, text=True, timeout=900)
@@ -296,8 +295,8 @@ def _report():
 
 
 @pytest.mark.parametrize("name,dtype", CASES, ids=[f"{n}-{d}" for n, d in CASES])
-def test_x64_elementwise(name, dtype):
-    entry = _report()[f"{name}-{dtype}"]
+def test_x64_elementwise(name, dtype, shared):
+    entry = shared("x64-report", _report)[f"{name}-{dtype}"]
     assert not entry["errors"], "\n".join(entry["errors"][:10])
 
 
