@@ -131,14 +131,14 @@ def _jit_argsets(dist, name):
     return _argsets(dist, name)[1:]
 
 
-@functools.lru_cache(maxsize=None)
-def _jitted(dist, names):
-    """The functions ``names`` of ``dist`` on their ``_jit_argsets``, in one ``irax.jit`` compile."""
+def _jitted(shared, dist, names):
+    """The functions ``names`` of ``dist`` on their ``_jit_argsets``, in one ``irax.jit`` compile, once per run
+    (conftest.py's ``shared``)."""
     module = getattr(istats, dist)
     argsets = {name: _jit_argsets(dist, name) for name in names}
     run = irax.jit(lambda argsets: {name: [getattr(module, name)(*args) for args in sets]
                                     for name, sets in argsets.items()})
-    return run(argsets)
+    return shared(f"scipy_stats-{dist}-{'-'.join(names)}", lambda: irax.tree_util.tree_map(np.asarray, run(argsets)))
 
 
 def test_module_contents_match_jax():
@@ -157,9 +157,10 @@ def test_eager_matches_jax(dist, name):
 
 
 @pytest.mark.parametrize("dist,name", PAIRS)
-def test_jit_matches_jax(dist, name):
+def test_jit_matches_jax(dist, name, shared):
     skip, rtol = JIT_DIFFERS.get((dist, name), (None, 1e-5))
-    results = zip(_jit_argsets(dist, name), _jitted(dist, _jit_group(dist, name))[name], _expected(dist, name)[1:])
+    jitted = _jitted(shared, dist, _jit_group(dist, name))[name]
+    results = zip(_jit_argsets(dist, name), jitted, _expected(dist, name)[1:])
     for args, actual, expected in results:
         if skip is not None:
             with np.errstate(divide="ignore", invalid="ignore"):

@@ -109,13 +109,13 @@ def _expected(dist, name):
     return [_jax_op_by_op(_both(dist, name)[1], *args) for args in CASES[dist]]
 
 
-@functools.lru_cache(maxsize=None)
-def _jitted(dist):
-    """All of ``dist``'s functions on all its argument sets, in one ``irax.jit`` compile."""
+def _jitted(shared, dist):
+    """All of ``dist``'s functions on all its argument sets, in one ``irax.jit`` compile, once per run
+    (conftest.py's ``shared``)."""
     module = getattr(istats, dist)
     run = irax.jit(lambda argsets: {name: [getattr(module, name)(*args) for args in argsets]
                                     for name in FUNCTIONS[dist]})
-    return run(CASES[dist])
+    return shared(f"scipy_stats_more-{dist}", lambda: irax.tree_util.tree_map(np.asarray, run(CASES[dist])))
 
 
 def test_module_contents_match_jax():
@@ -149,8 +149,8 @@ def _jit_compared(dist, args):
 
 
 @pytest.mark.parametrize("dist,name", PAIRS)
-def test_jit_matches_jax(dist, name):
-    for args, actual, expected in zip(CASES[dist], _jitted(dist)[name], _expected(dist, name)):
+def test_jit_matches_jax(dist, name, shared):
+    for args, actual, expected in zip(CASES[dist], _jitted(shared, dist)[name], _expected(dist, name)):
         keep = _jit_compared(dist, args)
         _close(np.asarray(actual)[keep], np.asarray(expected)[keep])
 
