@@ -11,8 +11,6 @@ a fresh multi-megabyte buffer costs page faults that made memory-bound calls
 """
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 
 # By dtype name: importing ml_dtypes for bfloat16's dtype object costs half a second (NumPy registers its many
@@ -141,11 +139,20 @@ def to_host(buffer_view, shape, dtype) -> np.ndarray:
 CPU_DRIVERS = ("local-sync", "local-task")
 
 
+_DEVICES: dict = {}
+
+
 def get_device(driver: str = "local-sync") -> Device:
     """The one device of ``driver`` in this process."""
-    return _device(driver)
+    device = _DEVICES.get(driver)
+    if device is None:
+        device = _DEVICES[driver] = Device(driver) if driver in CPU_DRIVERS else GpuDevice(driver)
+    return device
 
 
-@functools.lru_cache(maxsize=None)
-def _device(driver: str) -> Device:
-    return Device(driver) if driver in CPU_DRIVERS else GpuDevice(driver)
+def release_device(driver: str):
+    """Forgets this process's device of a GPU ``driver``: IREE destroys it, with its threads, once no array or
+    executable holds it. IREE's Vulkan driver on Mesa's lavapipe keeps two threads polling while a device lives
+    (half a core measured on an idle process); a CPU device, which the compiled code of every jit holds, stays."""
+    if driver not in CPU_DRIVERS:
+        _DEVICES.pop(driver, None)

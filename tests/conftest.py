@@ -36,3 +36,21 @@ def shared(tmp_path_factory):
                     path.write_bytes(pickle.dumps(_memo[key]))
         return _memo[key]
     return get
+
+
+@pytest.fixture(autouse=True)
+def _gpu_devices_released():
+    """After a test that used a GPU device, its jitted calls and the device go: IREE's Vulkan driver on lavapipe
+    polls with two threads while a device lives, which took more than half of CI's two cores for the rest of the
+    run once the first Vulkan test had run."""
+    yield
+    from irax.runtime import device
+    gpu_drivers = [d for d in device._DEVICES if d not in device.CPU_DRIVERS]
+    if gpu_drivers:
+        import gc
+
+        import irax
+        irax.clear_caches()
+        for driver in gpu_drivers:
+            device.release_device(driver)
+        gc.collect()
