@@ -84,18 +84,15 @@ def _cond(ctx, index, *operands, branches, branches_platforms):
 
 @lowering("while")
 def _while(ctx, *operands, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
-    """A rotated loop: the predicate is computed after each step and carried, so a trip evaluates the body and
-    the predicate together. A small body runs several guarded steps per trip (see ``_speculative_steps``)."""
+    """A loop of scalars runs inside one dispatch (see ``_mapped_loop``). Any other is a rotated loop: the
+    predicate is computed after each step and carried, so a trip evaluates the body and the predicate together;
+    a small body runs several guarded steps per trip (see ``_speculative_steps``)."""
     cond_consts, body_consts, carry = CF.split_while(operands, cond_nconsts, body_nconsts)
+    if _scalar_elementwise(ctx, [body_jaxpr, cond_jaxpr], list(carry) + cond_consts + body_consts):
+        return [_mapped_loop(ctx, cond_jaxpr, body_jaxpr, carry, cond_consts, body_consts, j)
+                for j in range(len(carry))]
     (pred,) = _call(ctx.emit, ctx.symbols, cond_jaxpr, list(carry) + cond_consts)
     batched = bool(aval_of_type(pred.type).shape)
-    mapped = not batched and _scalar_elementwise(ctx, [body_jaxpr, cond_jaxpr], list(carry) + cond_consts + body_consts)
-    if mapped and (cond_consts or body_consts):
-        # the maps read the constants through a barrier: IREE's stream partitioning fails ("circular dependency:
-        # input operation uses partition output") when values the maps read are also read after the loop
-        consts = list(ctx.emit("stablehlo.optimization_barrier", cond_consts + body_consts,
-                               [v.type for v in cond_consts + body_consts]).results)
-        cond_consts, body_consts = consts[:len(cond_consts)], consts[len(cond_consts):]
     state = [pred] + list(carry)
     types = [v.type for v in state]
     op = ctx.emit("stablehlo.while", state, types, regions=2)
@@ -117,11 +114,6 @@ def _while(ctx, *operands, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
         for i, v in zip(unread, kept):
             carry[i] = v
     pred = entry_pred
-    if mapped:
-        outs = _mapped_trip(ctx, body, cond_jaxpr, body_jaxpr, [entry_pred] + list(carry), cond_consts, body_consts)
-        pred = body.emit("stablehlo.and", [entry_pred, outs[0]], [entry_pred.type])[0]
-        body.finish([pred] + outs[1:])
-        return list(op.results)[1:]
     for k in range(_speculative_steps(ctx, body_jaxpr, cond_jaxpr, carry)):
         outs = body.call(body_jaxpr, list(carry) + body_consts)
         # an element (or, past the first step, the whole loop) whose predicate is false keeps its carry, as JAX's
@@ -139,12 +131,11 @@ def _while(ctx, *operands, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
 _SPECULATIVE_CARRY = 4096
 _SPECULATIVE_STEPS = 16
 _SPECULATIVE_OPS = 200
-_MAPPED_STEPS = 32
 
 
 def _speculative_steps(ctx, body_jaxpr, cond_jaxpr, carry) -> int:
-    """Steps per trip of a while loop. A trip costs a host round trip to read the predicate (7 us on the Newton
-    bench, whose whole step is a few scalar ops), so a loop with a small carry and body runs several steps per
+    """Steps per trip of a while loop. A trip costs a host round trip to read the predicate (4-7 us, where a
+    step of a scalar loop is a few ns), so a loop with a small carry and body runs several steps per
     trip, each past the first kept only while the predicate holds. The extra steps compute values that are
     dropped, which is harmless for ops without side effects, unless a step itself loops: a nested while on a
     finished state might never end, so such bodies take one step per trip. The steps hold ``_SPECULATIVE_OPS`` ops
@@ -170,7 +161,6 @@ _ELEMENTWISE |= {f"stablehlo.{name}" for name in (
     "sine", "cosine", "floor", "ceil", "round_nearest_even", "round_nearest_afz", "power", "compare", "and", "or",
     "not", "select", "convert", "clamp", "constant", "is_finite", "broadcast_in_dim", "reshape")}
 _ELEMENTWISE |= {"func.func", "func.call", "func.return"}
-_MAPPED_OPS = 1500
 
 
 def _scalar_elementwise(ctx, names, values) -> bool:
@@ -194,33 +184,35 @@ def _scalar_elementwise(ctx, names, values) -> bool:
     return ok
 
 
-def _mapped_trip(ctx, body, cond_jaxpr, body_jaxpr, state, cond_consts, body_consts):
-    """One trip of a scalar loop as one ``stablehlo.map`` per state value (the predicate, then the carry), each
-    running the same steps, each past the first kept only while the predicate holds, so that IREE makes each a
-    single dispatch: a trip costs a host round trip to read the predicate (~5 us) and each dispatch ~0.3 us, where
-    one dispatch per op group and step cost the Newton bench 3 per step. (Testing the predicate inside the first
-    trip instead of before the loop measured slower: 10.5 us against 7.7 us.)"""
-    operands = list(state) + list(cond_consts) + list(body_consts)
-    types = [v.type for v in operands]
-    seen = set()
-    size = _size(ctx.symbols, body_jaxpr, seen) + _size(ctx.symbols, cond_jaxpr, seen)
-    steps = max(1, min(_MAPPED_STEPS, _MAPPED_OPS // max(size * len(state), 1)))
-    n, m = len(state), len(cond_consts)
-    outs = []
-    for j, value in enumerate(state):
-        op = ir.Operation.create("stablehlo.map", results=[value.type], operands=operands,
-                                 attributes={"dimensions": ir.DenseI64ArrayAttr.get([], context=ctx.loc.context)},
-                                 regions=1, loc=ctx.loc, ip=body.ip)
-        region = _Region(ctx, op.regions[0], types)
-        pred, carry = region.args[0], region.args[1:n]
-        consts_c, consts_b = region.args[n:n + m], region.args[n + m:]
-        for k in range(steps):
-            new = region.call(body_jaxpr, list(carry) + list(consts_b))
-            carry = [region.select(pred, a, b) for a, b in zip(new, carry)] if k else new
-            (pred,) = region.call(cond_jaxpr, list(carry) + list(consts_c))
-        region.finish([([pred] + list(carry))[j]])
-        outs.append(op.results[0])
-    return outs
+def _mapped_loop(ctx, cond_jaxpr, body_jaxpr, carry, cond_consts, body_consts, j):
+    """Carry ``j``'s final value from a ``stablehlo.map`` that runs the whole loop: IREE makes it one dispatch,
+    where a loop of its own costs a host round trip per trip to read the predicate (~4 us: the Newton bench ran
+    at 1.7x JAX's time with 32 steps a trip). Unused results' maps are dropped as dead code. Each carry travels
+    in the loop as the first of two elements that the body updates in place: IREE bufferizes a loop inside a
+    dispatch only when the values it passes on are its arguments updated ("Condition arg #0 is not equivalent
+    to the corresponding iter bbArg" for plain scalars), and an update of a whole one-element vector folds to a
+    plain value."""
+    operands = list(carry) + list(cond_consts) + list(body_consts)
+    n, m = len(carry), len(cond_consts)
+    op = ir.Operation.create("stablehlo.map", results=[carry[j].type], operands=operands,
+                             attributes={"dimensions": ir.DenseI64ArrayAttr.get([], context=ctx.loc.context)},
+                             regions=1, loc=ctx.loc, ip=ctx.ip)
+    region = _Region(ctx, op.regions[0], [v.type for v in operands])
+    pairs = [tensor_type((2,), aval_of_type(v.type).dtype) for v in carry]
+    init = [region.emit("stablehlo.broadcast_in_dim", [v], [t],
+                        {"broadcast_dimensions": ir.DenseI64ArrayAttr.get([], context=ctx.loc.context)})[0]
+            for v, t in zip(region.args[:n], pairs)]
+    loop = ir.Operation.create("stablehlo.while", results=pairs, operands=init, regions=2, loc=ctx.loc,
+                               ip=region.ip)
+    cond = _Region(ctx, loop.regions[0], pairs)
+    cond.finish(cond.call(cond_jaxpr, [_slice_at(cond, v, cond.constant(0, _I32)) for v in cond.args]
+                          + region.args[n:n + m]))
+    body = _Region(ctx, loop.regions[1], pairs)
+    zero = body.constant(0, _I32)
+    new = body.call(body_jaxpr, [_slice_at(body, v, zero) for v in body.args] + region.args[n + m:])
+    body.finish([_update_at(body, pair, v, zero) for pair, v in zip(body.args, new)])
+    region.finish([_slice_at(region, loop.results[j], region.constant(0, _I32))])
+    return op.results[0]
 
 
 def _has_while(func) -> bool:

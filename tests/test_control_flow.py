@@ -544,10 +544,11 @@ def test_speculative_while_steps_drop_values_past_the_end():
                 np.testing.assert_allclose(np.asarray(g)[i], np.asarray(w), rtol=1e-6)
 
 
-def test_scalar_while_loops_run_their_trips_in_one_map_each():
-    """A while loop over scalars with an elementwise body runs each trip as ``stablehlo.map`` ops (one dispatch
-    each): the same values as eagerly for loops of no step, fewer steps than a trip holds and many trips, with
-    int, float and bool carries and closed-over constants."""
+def test_scalar_while_loops_run_whole_inside_one_map_each():
+    """A while loop over scalars with an elementwise body runs inside ``stablehlo.map`` ops (one dispatch each,
+    no host round trip): the same values as eagerly for loops of no step, a few steps and thousands, with int,
+    float (16-bit ones too) and bool carries and closed-over constants; a million steps."""
+    import ml_dtypes
     scale = np.float32(1.5)
 
     def collatz(n):
@@ -558,14 +559,27 @@ def test_scalar_while_loops_run_their_trips_in_one_map_each():
         return ilax.while_loop(lambda c: c[0] < limit, lambda c: (c[0] * scale + 0.25, c[1] + 1, ~c[2]),
                                (x, np.int32(0), np.bool_(False)))
 
+    def doubling(x):
+        return ilax.while_loop(lambda c: c[1] < 5, lambda c: (c[0] * 2, c[1] + np.uint8(1)), (x, np.uint8(0)))
+
+    def count(n):
+        return ilax.fori_loop(0, n, lambda i, c: (c[0] + (i % 3 == 0), c[1] * np.float32(0.999999)),
+                              (0, np.float32(1)))
+
     cases = [(collatz, (np.int32(1),)), (collatz, (np.int32(6),)), (collatz, (np.int32(27),)),
              (growth, (np.float32(5.0), np.float32(1.0))), (growth, (np.float32(1.0), np.float32(2.0))),
-             (growth, (np.float32(1.0), np.float32(1e30)))]
+             (growth, (np.float32(1.0), np.float32(1e30))), (doubling, (np.float16(1.5),)),
+             (doubling, (ml_dtypes.bfloat16(-3.0),)), (count, (np.int32(-1),)), (count, (np.int32(3000),))]
     for fn, args in cases:
-        assert "stablehlo.map" in irax.jit(fn).lower(*args).as_text()
+        text = irax.jit(fn).lower(*args).as_text()
+        assert text.index("stablehlo.map") < text.index("stablehlo.while")
         for got, want in zip(irax.jit(fn)(*args), fn(*args)):
             assert got.dtype == want.dtype
-            np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-5)  # FMA over 170 steps
+            np.testing.assert_allclose(np.asarray(got, np.float64), np.asarray(want, np.float64),
+                                       rtol=1e-5)  # FMA over 170 steps
+    hits, product = irax.jit(count)(np.int32(10 ** 6))  # too long to interpret
+    assert int(hits) == 333334
+    np.testing.assert_allclose(float(product), float(np.float32(0.999999)) ** 10 ** 6, rtol=1e-3)
 
 
 _UNREAD_CARRY_LOOPS = '''
