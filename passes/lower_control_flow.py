@@ -45,6 +45,12 @@ class _Region:
         t = tensor_type((), np.dtype(dtype))
         return self.emit("stablehlo.constant", [], [t], {"value": dense_attr(np.array(value, dtype), t)})[0]
 
+    def below(self, counter, stop):
+        """Whether the int32 ``counter`` is less than ``stop``."""
+        less = ir.Attribute.parse("#stablehlo<comparison_direction LT>")
+        return self.emit("stablehlo.compare", [counter, self.constant(stop, _I32)],
+                         [tensor_type((), np.dtype(np.bool_))], {"comparison_direction": less})[0]
+
     def any(self, pred):
         """Whether any element of the bool array ``pred`` is true."""
         t = tensor_type((), np.dtype(np.bool_))
@@ -84,12 +90,12 @@ def _cond(ctx, index, *operands, branches, branches_platforms):
 
 @lowering("while")
 def _while(ctx, *operands, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
-    """A loop of scalars runs inside one dispatch (see ``_mapped_loop``). Any other is a rotated loop: the
+    """A loop of scalars runs inside one dispatch (see ``_in_one_dispatch``). Any other is a rotated loop: the
     predicate is computed after each step and carried, so a trip evaluates the body and the predicate together;
     a small body runs several guarded steps per trip (see ``_speculative_steps``)."""
     cond_consts, body_consts, carry = CF.split_while(operands, cond_nconsts, body_nconsts)
     if _scalar_elementwise(ctx, [body_jaxpr, cond_jaxpr], list(carry) + cond_consts + body_consts):
-        return [_mapped_loop(ctx, cond_jaxpr, body_jaxpr, carry, cond_consts, body_consts, j)
+        return [_mapped_while(ctx, cond_jaxpr, body_jaxpr, carry, cond_consts, body_consts, j)
                 for j in range(len(carry))]
     (pred,) = _call(ctx.emit, ctx.symbols, cond_jaxpr, list(carry) + cond_consts)
     batched = bool(aval_of_type(pred.type).shape)
@@ -184,32 +190,50 @@ def _scalar_elementwise(ctx, names, values) -> bool:
     return ok
 
 
-def _mapped_loop(ctx, cond_jaxpr, body_jaxpr, carry, cond_consts, body_consts, j):
-    """Carry ``j``'s final value from a ``stablehlo.map`` that runs the whole loop: IREE makes it one dispatch,
-    where a loop of its own costs a host round trip per trip to read the predicate (~4 us: the Newton bench ran
-    at 1.7x JAX's time with 32 steps a trip). Unused results' maps are dropped as dead code. Each carry travels
-    in the loop as the first of two elements that the body updates in place: IREE bufferizes a loop inside a
-    dispatch only when the values it passes on are its arguments updated ("Condition arg #0 is not equivalent
-    to the corresponding iter bbArg" for plain scalars), and an update of a whole one-element vector folds to a
-    plain value."""
-    operands = list(carry) + list(cond_consts) + list(body_consts)
-    n, m = len(carry), len(cond_consts)
-    op = ir.Operation.create("stablehlo.map", results=[carry[j].type], operands=operands,
+def _mapped_while(ctx, cond_jaxpr, body_jaxpr, carry, cond_consts, body_consts, j):
+    m = len(cond_consts)
+    return _in_one_dispatch(ctx, list(carry), list(cond_consts) + list(body_consts),
+                            lambda r, values, consts: r.call(cond_jaxpr, values + consts[:m])[0],
+                            lambda r, values, consts: r.call(body_jaxpr, values + consts[m:]), j)
+
+
+def _mapped_scan(ctx, jaxpr, length, consts, init, j):
+    """A scan of scalar carries and nothing else, as ``fori_loop`` with static bounds makes: a counted loop in
+    one dispatch."""
+    def step(r, values, consts):
+        counter = r.emit("stablehlo.add", [values[0], r.constant(1, _I32)], [values[0].type])[0]
+        return [counter] + r.call(jaxpr, consts + values[1:])
+    return _in_one_dispatch(ctx, [ctx.constant(0, _I32)] + list(init), list(consts),
+                            lambda r, values, _: r.below(values[0], length), step, j + 1)
+
+
+def _in_one_dispatch(ctx, init, consts, predicate, step, j):
+    """The ``j``-th final value of a loop over scalars, from a ``stablehlo.map`` that runs the whole loop: IREE
+    makes it one dispatch, where a loop of its own costs a host round trip per trip to read the predicate (~4 us:
+    the Newton bench ran at 1.7x JAX's time with 32 steps a trip, a 1000-step fori_loop at 33x). Unused results'
+    maps are dropped as dead code. Each value travels in the loop as the first of two elements that the step
+    updates in place: IREE bufferizes a loop inside a dispatch only when the values it passes on are its
+    arguments updated ("Condition arg #0 is not equivalent to the corresponding iter bbArg" for plain scalars),
+    and an update of a whole one-element vector folds to a plain value. ``predicate`` and ``step`` emit into a
+    region, given the loop's values and the constants as scalars."""
+    operands = init + consts
+    n = len(init)
+    op = ir.Operation.create("stablehlo.map", results=[init[j].type], operands=operands,
                              attributes={"dimensions": ir.DenseI64ArrayAttr.get([], context=ctx.loc.context)},
                              regions=1, loc=ctx.loc, ip=ctx.ip)
     region = _Region(ctx, op.regions[0], [v.type for v in operands])
-    pairs = [tensor_type((2,), aval_of_type(v.type).dtype) for v in carry]
-    init = [region.emit("stablehlo.broadcast_in_dim", [v], [t],
-                        {"broadcast_dimensions": ir.DenseI64ArrayAttr.get([], context=ctx.loc.context)})[0]
-            for v, t in zip(region.args[:n], pairs)]
-    loop = ir.Operation.create("stablehlo.while", results=pairs, operands=init, regions=2, loc=ctx.loc,
+    pairs = [tensor_type((2,), aval_of_type(v.type).dtype) for v in init]
+    starts = [region.emit("stablehlo.broadcast_in_dim", [v], [t],
+                          {"broadcast_dimensions": ir.DenseI64ArrayAttr.get([], context=ctx.loc.context)})[0]
+              for v, t in zip(region.args[:n], pairs)]
+    loop = ir.Operation.create("stablehlo.while", results=pairs, operands=starts, regions=2, loc=ctx.loc,
                                ip=region.ip)
     cond = _Region(ctx, loop.regions[0], pairs)
-    cond.finish(cond.call(cond_jaxpr, [_slice_at(cond, v, cond.constant(0, _I32)) for v in cond.args]
-                          + region.args[n:n + m]))
+    cond.finish([predicate(cond, [_slice_at(cond, v, cond.constant(0, _I32)) for v in cond.args],
+                           region.args[n:])])
     body = _Region(ctx, loop.regions[1], pairs)
     zero = body.constant(0, _I32)
-    new = body.call(body_jaxpr, [_slice_at(body, v, zero) for v in body.args] + region.args[n + m:])
+    new = step(body, [_slice_at(body, v, zero) for v in body.args], region.args[n:])
     body.finish([_update_at(body, pair, v, zero) for pair, v in zip(body.args, new)])
     region.finish([_slice_at(region, loop.results[j], region.constant(0, _I32))])
     return op.results[0]
@@ -247,6 +271,8 @@ def _scan(ctx, *operands, jaxpr, length, reverse, num_consts, num_carry, unroll)
     ys = [ctx.broadcast(ctx.constant(0, aval_of_type(t).dtype), aval_of_type(t).shape) for t in ys_types]
     if length == 0:  # no step runs; a loop would still be checked, and slicing an empty xs is ill-typed
         return list(init) + ys
+    if not xs and not ys and _scalar_elementwise(ctx, [jaxpr], list(consts) + list(init)):
+        return [_mapped_scan(ctx, jaxpr, length, consts, init, j) for j in range(num_carry)]
     steps = _steps_per_trip(length, max(unroll, _auto_unroll(ctx, jaxpr)))
     scan = _ScanSteps(jaxpr, length, reverse, num_carry, consts, xs)
     state = list(init) + ys
@@ -308,10 +334,7 @@ class _ScanSteps:
         op = ctx.emit("stablehlo.while", state, types, regions=2)
 
         cond = _Region(ctx, op.regions[0], types)
-        less = cond.emit("stablehlo.compare", [cond.args[0], cond.constant(stop, _I32)],
-                         [tensor_type((), np.dtype(np.bool_))],
-                         {"comparison_direction": ir.Attribute.parse("#stablehlo<comparison_direction LT>")})[0]
-        cond.finish([less])
+        cond.finish([cond.below(cond.args[0], stop)])
 
         body = _Region(ctx, op.regions[1], types)
         i, carry, ys = body.args[0], body.args[1:1 + self.num_carry], body.args[1 + self.num_carry:]

@@ -544,10 +544,11 @@ def test_speculative_while_steps_drop_values_past_the_end():
                 np.testing.assert_allclose(np.asarray(g)[i], np.asarray(w), rtol=1e-6)
 
 
-def test_scalar_while_loops_run_whole_inside_one_map_each():
-    """A while loop over scalars with an elementwise body runs inside ``stablehlo.map`` ops (one dispatch each,
-    no host round trip): the same values as eagerly for loops of no step, a few steps and thousands, with int,
-    float (16-bit ones too) and bool carries and closed-over constants; a million steps."""
+def test_scalar_loops_run_whole_inside_one_map_each():
+    """A while loop over scalars with an elementwise body, and a scan of scalar carries alone (a fori_loop with
+    static bounds), run inside ``stablehlo.map`` ops (one dispatch each, no host round trip): the same values as
+    eagerly for loops of no step, a few steps and thousands, with int, float (16-bit ones too) and bool carries
+    and closed-over constants; a million steps."""
     import ml_dtypes
     scale = np.float32(1.5)
 
@@ -566,14 +567,22 @@ def test_scalar_while_loops_run_whole_inside_one_map_each():
         return ilax.fori_loop(0, n, lambda i, c: (c[0] + (i % 3 == 0), c[1] * np.float32(0.999999)),
                               (0, np.float32(1)))
 
+    def static_count(x):
+        return ilax.fori_loop(0, 3000, lambda i, c: (c[0] + i % 7, c[1] * scale - 1, c[2] | (c[0] > 50)),
+                              (np.int32(-5), x, np.bool_(False)))
+
+    def reverse_scan(x):
+        return ilax.scan(lambda c, _: (c * 2 + 1, None), x, None, length=6, reverse=True)[0]
+
     cases = [(collatz, (np.int32(1),)), (collatz, (np.int32(6),)), (collatz, (np.int32(27),)),
+             (static_count, (np.float32(0.5),)), (reverse_scan, (np.float16(-1.5),)),
              (growth, (np.float32(5.0), np.float32(1.0))), (growth, (np.float32(1.0), np.float32(2.0))),
              (growth, (np.float32(1.0), np.float32(1e30))), (doubling, (np.float16(1.5),)),
              (doubling, (ml_dtypes.bfloat16(-3.0),)), (count, (np.int32(-1),)), (count, (np.int32(3000),))]
     for fn, args in cases:
         text = irax.jit(fn).lower(*args).as_text()
         assert text.index("stablehlo.map") < text.index("stablehlo.while")
-        for got, want in zip(irax.jit(fn)(*args), fn(*args)):
+        for got, want in zip(*(irax.tree_util.tree_leaves(out) for out in (irax.jit(fn)(*args), fn(*args)))):
             assert got.dtype == want.dtype
             np.testing.assert_allclose(np.asarray(got, np.float64), np.asarray(want, np.float64),
                                        rtol=1e-5)  # FMA over 170 steps
