@@ -160,12 +160,12 @@ _ELEMENTWISE = {f"jaxpr.{name}" for name in (
     "add", "sub", "mul", "div", "rem", "pow", "atan2", "neg", "abs", "max", "min", "sign", "exp", "exp2", "expm1",
     "log", "log1p", "sqrt", "rsqrt", "cbrt", "tanh", "logistic", "sin", "cos", "floor", "ceil", "round",
     "integer_pow", "square", "lt", "le", "gt", "ge", "eq", "ne", "eq_to", "le_to", "lt_to", "and", "or", "not",
-    "select_n", "convert_element_type", "clamp", "stop_gradient", "copy", "is_finite", "pjit", "literal")}
+    "select_n", "convert_element_type", "clamp", "stop_gradient", "copy", "is_finite", "pjit", "literal", "cond")}
 _ELEMENTWISE |= {f"stablehlo.{name}" for name in (
     "add", "subtract", "multiply", "divide", "remainder", "atan2", "negate", "abs", "maximum", "minimum", "sign",
     "exponential", "exponential_minus_one", "log", "log_plus_one", "sqrt", "rsqrt", "cbrt", "tanh", "logistic",
     "sine", "cosine", "floor", "ceil", "round_nearest_even", "round_nearest_afz", "power", "compare", "and", "or",
-    "not", "select", "convert", "clamp", "constant", "is_finite", "broadcast_in_dim", "reshape")}
+    "not", "select", "convert", "clamp", "constant", "is_finite", "broadcast_in_dim", "reshape", "case", "return")}
 _ELEMENTWISE |= {"func.func", "func.call", "func.return"}
 
 

@@ -545,10 +545,10 @@ def test_speculative_while_steps_drop_values_past_the_end():
 
 
 def test_scalar_loops_run_whole_inside_one_map_each():
-    """A while loop over scalars with an elementwise body, and a scan of scalar carries alone (a fori_loop with
-    static bounds), run inside ``stablehlo.map`` ops (one dispatch each, no host round trip): the same values as
-    eagerly for loops of no step, a few steps and thousands, with int, float (16-bit ones too) and bool carries
-    and closed-over constants; a million steps."""
+    """A while loop over scalars with an elementwise body (conds too), and a scan of scalar carries alone (a
+    fori_loop with static bounds), run inside ``stablehlo.map`` ops (one dispatch each, no host round trip):
+    the same values as eagerly for loops of no step, a few steps and thousands, with int, float (16-bit ones
+    too) and bool carries and closed-over constants; a million steps."""
     import ml_dtypes
     scale = np.float32(1.5)
 
@@ -571,11 +571,21 @@ def test_scalar_loops_run_whole_inside_one_map_each():
         return ilax.fori_loop(0, 3000, lambda i, c: (c[0] + i % 7, c[1] * scale - 1, c[2] | (c[0] > 50)),
                               (np.int32(-5), x, np.bool_(False)))
 
+    def halving(n):
+        return ilax.while_loop(lambda c: c[0] != 1, lambda c: (ilax.cond(c[0] % 2 == 0, lambda v: v // 2,
+                                                                          lambda v: 3 * v + 1, c[0]), c[1] + 1),
+                               (n, 0))
+
+    def wrapped(x):
+        return ilax.fori_loop(0, 100, lambda i, c: ilax.switch(i % 3, [lambda v: v - 10.0, lambda v: v * scale,
+                                                                       lambda v: inp.sin(v) + 0.5], c), x)
+
     def reverse_scan(x):
         return ilax.scan(lambda c, _: (c * 2 + 1, None), x, None, length=6, reverse=True)[0]
 
     cases = [(collatz, (np.int32(1),)), (collatz, (np.int32(6),)), (collatz, (np.int32(27),)),
              (static_count, (np.float32(0.5),)), (reverse_scan, (np.float16(-1.5),)),
+             (halving, (np.int32(27),)), (wrapped, (np.float32(0.3),)),
              (growth, (np.float32(5.0), np.float32(1.0))), (growth, (np.float32(1.0), np.float32(2.0))),
              (growth, (np.float32(1.0), np.float32(1e30))), (doubling, (np.float16(1.5),)),
              (doubling, (ml_dtypes.bfloat16(-3.0),)), (count, (np.int32(-1),)), (count, (np.int32(3000),))]
