@@ -55,6 +55,12 @@ _memory_cache: dict = {}
 # key leaves them out, as JAX's does, so that moving a function in its file still hits the cache (the executable
 # then carries the old lines). A location of another form stays in the key: a miss, never a wrong hit.
 _LOCATION = re.compile(r' loc\((?:#loc\d*|unknown|"(?:[^"\\]|\\.)*":\d+:\d+)\)|^#loc\d* = .*\n', re.M)
+# Private functions with bodies (what a trace adds for loop bodies, branches, nested jits): their names carry a
+# process-wide counter, so tracing the same function again names them anew. The key numbers them in order of
+# definition instead, so that a retrace (jit of a lambda made again, a fresh process tracing in another order)
+# hits the cache. Declarations without a body (host functions the runtime binds by name) keep theirs.
+_PRIVATE_DEFINITION = re.compile(r"^\s*func\.func private @([\w$.]+)\(.*\{$", re.M)
+_SYMBOL = re.compile(r"@([\w$.]+)")
 _COMPLEX_DOT = re.compile(r"stablehlo\.dot_general[^\n]*complex<")
 _BATCHED_DOT = re.compile(r"stablehlo\.dot_general[^\n]*batching_dims")
 
@@ -72,7 +78,7 @@ def compile_stablehlo(text: str, flags=None, *, name: str = "main") -> bytes:
     if '"jaxpr.' in text:
         raise CompileError("the module still holds jaxpr ops; lower it with jaxpr-to-stablehlo before compiling "
                            "(IREE does not know the jaxpr dialect)")
-    key = hashlib.sha256("\0".join((_LOCATION.sub("", text), *flags, versions())).encode()).hexdigest()
+    key = hashlib.sha256("\0".join((_key_text(text), *flags, versions())).encode()).hexdigest()
     vmfb = _memory_cache.get(key)
     if vmfb is None:
         start = time.perf_counter()
@@ -85,6 +91,13 @@ def compile_stablehlo(text: str, flags=None, *, name: str = "main") -> bytes:
         _log(name, text, time.perf_counter() - start, source)
         _memory_cache[key] = vmfb
     return vmfb
+
+
+def _key_text(text) -> str:
+    """``text`` without locations, its private functions numbered in order of definition."""
+    text = _LOCATION.sub("", text)
+    names = {name: f"private{i}" for i, name in enumerate(_PRIVATE_DEFINITION.findall(text))}
+    return _SYMBOL.sub(lambda m: "@" + names.get(m.group(1), m.group(1)), text) if names else text
 
 
 _CALL_SITE = re.compile(r'loc\("([^"]+)":(\d+):\d+\)')

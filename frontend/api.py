@@ -361,6 +361,18 @@ def _leaf_names(fun, args, kwargs):
 
 
 _JITTED = weakref.WeakSet()
+_CACHES = weakref.WeakKeyDictionary()  # function -> jit options -> its caches
+
+
+def _caches_of(fun, options):
+    """The trace and compiled-call caches of ``fun`` jitted with ``options``, shared by every ``jit`` of that
+    function with those options as JAX's trace cache is: ``jit(f)(x)`` written in a loop traces and compiles
+    once, and two ``jit(f)`` calls in one trace print one jaxpr."""
+    try:
+        per_fun = _CACHES.setdefault(fun, {})
+    except TypeError:  # a callable that is not hashable or weakly referenceable: caches of its own
+        return {}, {}, weakref.WeakKeyDictionary()
+    return per_fun.setdefault(options, ({}, {}, weakref.WeakKeyDictionary()))
 
 
 def clear_caches():
@@ -413,11 +425,12 @@ class JitWrapped(Wrapped):
         if both:
             raise ValueError("static_argnames and donate_argnames cannot intersect. Argument names "
                              f"{both} appear in both static_argnames and donate_argnames")
-        self._cache = {}
-        self._nested = weakref.WeakKeyDictionary()
         self._has_statics = bool(self._static_argnums or self._static_argnames)
         self._eager_inline = eager_inline
-        self._flat_cache = {}  # (x64, avals of positional Array arguments) -> compiled call
+        options = (self._static_argnums, self._static_argnames, self._donate_argnums, self._donate_argnames,
+                   inline, keep_unused, eager_inline)
+        # traces and compiled calls by key; by (x64, avals of positional Array arguments); by caller's module
+        self._cache, self._flat_cache, self._nested = _caches_of(fun, options)
         _JITTED.add(self)
 
     def __get__(self, obj, objtype=None):

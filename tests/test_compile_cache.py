@@ -139,6 +139,26 @@ def test_moving_a_function_in_its_file_still_hits(cache):
     assert len(_modules(cache)) == 2
 
 
+def test_a_program_traced_again_hits(cache):
+    """The private functions a trace adds (loop bodies, branches) are named by a process-wide counter; the key
+    numbers them in order of definition, so the same program traced again is a hit. A declaration without a
+    body (a host function, bound by name) keeps its name in the key."""
+    def f(x):
+        return irax.lax.while_loop(lambda c: c < 50, lambda c: c * 1.5 + 1, x) + irax.lax.cond(
+            x > 0, jnp.sin, jnp.cos, x)
+    for _ in range(2):
+        iree._memory_cache.clear()
+        irax.clear_caches()
+        np.testing.assert_allclose(irax.jit(f)(np.float32(1.5)), 57.80078125 + np.sin(1.5), rtol=1e-6)
+    assert len(_modules(cache)) == 1
+    text = ("func.func private @host_3(tensor<f32>) -> tensor<f32>\n"
+            "func.func private @body_9(%arg0: tensor<f32>) -> tensor<f32> {\n"
+            "  %0 = func.call @host_3(%arg0) : (tensor<f32>) -> tensor<f32>\n}\n"
+            "func.func @main(%arg0: tensor<f32>) -> tensor<f32> {\n"
+            "  %0 = func.call @body_9(%arg0) : (tensor<f32>) -> tensor<f32>\n}\n")
+    assert iree._key_text(text) == text.replace("body_9", "private0")
+
+
 def _lowered(cache):
     return [e[0] for e in compile_cache.entries(str(cache), compile_cache.STABLEHLO)]
 

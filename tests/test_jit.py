@@ -31,6 +31,25 @@ def test_retraces_only_on_new_signature_and_side_effects_run_once_per_trace():
     assert len(calls) == 3
 
 
+def test_jits_of_one_function_share_its_traces_as_jax():
+    """``jit(f)(x)`` written again (in a loop) traces once, as JAX's trace cache does; another function calling it
+    traces anew, and two jits of one function in a trace print one jaxpr by name."""
+    jax = pytest.importorskip("jax")
+    for lib, np_ in ((irax, jnp), (jax, jax.numpy)):
+        calls = []
+
+        def f(x):
+            calls.append(1)
+            return np_.sin(x) * 2
+        for _ in range(3):
+            lib.jit(f)(np.float32(1.0))
+        lib.jit(lambda x: f(x))(np.float32(1.0))
+        assert len(calls) == 2, lib
+    texts = [str(lib.make_jaxpr(lambda x: lib.jit(g)(x) + lib.jit(g)(x))(1.0))
+             for lib, g in ((irax, lambda x: jnp.sin(x)), (jax, lambda x: jax.numpy.sin(x)))]
+    assert texts[0] == texts[1] and texts[0].startswith("let lambda = { lambda")
+
+
 def test_a_python_scalar_and_a_weak_tracer_of_its_aval_share_one_trace():
     """As JAX's cache keys them: both are weakly typed ``f32[]``, so the nested jaxpr prints once, by name."""
     calls = []
