@@ -380,6 +380,10 @@ def clear_caches():
     persistent cache stays), as ``jax.clear_caches``."""
     for jitted in list(_JITTED):
         jitted.clear_cache()
+    for per_options in list(_CACHES.values()):  # those of jits already gone too: their calls hold devices
+        for caches in per_options.values():
+            for cache in caches:
+                cache.clear()
     from irax.backends import iree
     iree._memory_cache.clear()
 

@@ -282,6 +282,20 @@ def test_clear_caches_retraces():
     assert len(traces) == 2
 
 
+def test_clear_caches_reaches_jits_already_gone():
+    """A jit's traces and calls live in caches its function holds (weakly), which outlive the jit object:
+    clear_caches empties them too (a GPU call holds its device, and lavapipe polls while a device lives)."""
+    from irax import api
+
+    def f(x):
+        return x + 1
+    irax.jit(f)(np.ones(2, np.float32))
+    (caches,) = api._CACHES[f].values()
+    assert caches[0]
+    irax.clear_caches()
+    assert not any(caches)
+
+
 def test_typeof_named_call_named_scope_and_device_counts_as_jax():
     jax = pytest.importorskip("jax")
     for x in (np.ones(3, np.float32), 1.0, np.ones((2, 0), np.int8), np.ones(2, np.float16), True):
