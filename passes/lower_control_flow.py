@@ -202,7 +202,7 @@ def _mapped_scan(ctx, jaxpr, length, consts, init, j):
     one dispatch."""
     def step(r, values, consts):
         counter = r.emit("stablehlo.add", [values[0], r.constant(1, _I32)], [values[0].type])[0]
-        return [counter] + r.call(jaxpr, consts + values[1:])
+        return [counter] + r.call(jaxpr, values[1:] + consts)  # a body takes its constants last
     return _in_one_dispatch(ctx, [ctx.constant(0, _I32)] + list(init), list(consts),
                             lambda r, values, _: r.below(values[0], length), step, j + 1)
 

@@ -580,6 +580,9 @@ def test_scalar_loops_run_whole_inside_one_map_each():
         return ilax.fori_loop(0, 100, lambda i, c: ilax.switch(i % 3, [lambda v: v - 10.0, lambda v: v * scale,
                                                                        lambda v: inp.sin(v) + 0.5], c), x)
 
+    def nested(x):  # the inner loop's constant is the outer loop's counter
+        return ilax.fori_loop(0, 30, lambda i, c: ilax.fori_loop(0, 4, lambda j, d: d * 0.99 + 0.01 * i + j, c), x)
+
     def reverse_scan(x):
         return ilax.scan(lambda c, _: (c * 2 + 1, None), x, None, length=6, reverse=True)[0]
 
@@ -596,6 +599,7 @@ def test_scalar_loops_run_whole_inside_one_map_each():
             assert got.dtype == want.dtype
             np.testing.assert_allclose(np.asarray(got, np.float64), np.asarray(want, np.float64),
                                        rtol=1e-5)  # FMA over 170 steps
+    np.testing.assert_allclose(irax.jit(nested)(np.float32(1.0)), nested(np.float32(1.0)), rtol=1e-6)  # inner mapped
     hits, product = irax.jit(count)(np.int32(10 ** 6))  # too long to interpret
     assert int(hits) == 333334
     np.testing.assert_allclose(float(product), float(np.float32(0.999999)) ** 10 ** 6, rtol=1e-3)
