@@ -600,6 +600,8 @@ def test_scalar_loops_run_whole_inside_one_map_each():
             np.testing.assert_allclose(np.asarray(got, np.float64), np.asarray(want, np.float64),
                                        rtol=1e-5)  # FMA over 170 steps
     np.testing.assert_allclose(irax.jit(nested)(np.float32(1.0)), nested(np.float32(1.0)), rtol=1e-6)  # inner mapped
+    shifted = irax.jit(lambda x, y: ilax.scan(lambda c, _: (c * 2 - y, None), x, None, length=5)[0])
+    assert float(shifted(np.float32(1.0), np.float32(3.0))) == -61.0  # a constant of a carry's type, not swapped
     hits, product = irax.jit(count)(np.int32(10 ** 6))  # too long to interpret
     assert int(hits) == 333334
     np.testing.assert_allclose(float(product), float(np.float32(0.999999)) ** 10 ** 6, rtol=1e-3)
