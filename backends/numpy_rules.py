@@ -420,12 +420,14 @@ def _identity(ufunc, dtype):
 
 @rule("reduce_sum")
 def _reduce_sum(x, *, axes, out_sharding=None):
-    return np.sum(_widen(x), axis=tuple(axes), dtype=_widen(x).dtype)
+    x = _widen(x)
+    return np.add.reduce(x, axis=tuple(axes), dtype=x.dtype)
 
 
 @rule("reduce_prod")
 def _reduce_prod(x, *, axes):
-    return np.prod(_widen(x), axis=tuple(axes), dtype=_widen(x).dtype)
+    x = _widen(x)
+    return np.multiply.reduce(x, axis=tuple(axes), dtype=x.dtype)
 
 
 def _reduce_extremum(ufunc):

@@ -64,11 +64,22 @@ class TypePromotionError(ValueError):
 
 
 def canonicalize_dtype(dtype) -> np.dtype:
-    """The dtype irax uses for ``dtype``: 64-bit types become 32-bit unless x64 is on."""
+    """The dtype irax uses for ``dtype``: 64-bit types become 32-bit unless x64 is on (remembered for each
+    dtype, as every eager operation on a NumPy array asks)."""
+    x64 = bool(config.jax_enable_x64)
+    try:
+        return _CANONICAL[x64, dtype]
+    except (KeyError, TypeError):
+        pass
     dt = _as_dtype(dtype)
-    if not config.jax_enable_x64:
-        return _TO_32.get(dt, dt)
+    if not x64:
+        dt = _TO_32.get(dt, dt)
+    if isinstance(dtype, np.dtype):
+        _CANONICAL[x64, dtype] = dt
     return dt
+
+
+_CANONICAL = {}
 
 
 _SCALAR_DEFAULTS = {bool: bool_, int: int64, float: float64, complex: complex128}
@@ -246,7 +257,24 @@ def _extended_class(a):
 
 
 def issubdtype(a, b) -> bool:
-    """``np.issubdtype`` that knows bfloat16 is a float and typed keys' dtypes are ``prng_key``s."""
+    """``np.issubdtype`` that knows bfloat16 is a float and typed keys' dtypes are ``prng_key``s (remembered:
+    every eager operation asks it a few times)."""
+    try:
+        return _SUBDTYPE_ANSWERS[a, b]
+    except (KeyError, TypeError):
+        pass
+    answer = _issubdtype(a, b)
+    try:
+        _SUBDTYPE_ANSWERS[a, b] = answer
+    except TypeError:
+        pass
+    return answer
+
+
+_SUBDTYPE_ANSWERS = {}
+
+
+def _issubdtype(a, b) -> bool:
     if a is None:
         return False
     if _extended_class(a) is not None:

@@ -55,7 +55,8 @@ def _unop(name):
 
 def _binop(name):
     def fn(x, y):
-        x, y = _match_scalars(x, y)
+        if type(x) in _PY_SCALARS or type(y) in _PY_SCALARS:
+            x, y = _match_scalars(x, y)
         return bind1(name, x, y)
     fn.__name__ = fn.__qualname__ = name  # printed as JAX prints lax.add, e.g. as a reduce's computation
     fn.__doc__ = f"Elementwise ``{name}`` of operands of one dtype (the ``{name}`` primitive)."

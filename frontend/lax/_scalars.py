@@ -14,12 +14,15 @@ _PY_SCALARS = (bool, int, float, complex)
 def scalar_like(value, dtype, weak=True) -> Array:
     """A 0-d array of ``dtype`` holding a Python scalar, weakly typed as JAX makes it."""
     dtype = np.dtype(dtype)
-    if isinstance(value, int) and not isinstance(value, bool) and np.issubdtype(dtype, np.integer):
+    if isinstance(value, int) and not isinstance(value, bool) and dtype.kind in "iu":
         info = np.iinfo(dtype)
         if not info.min <= value <= info.max:
             raise OverflowError(f"Python int {value} too large to convert to {dtype.name}")
-    with np.errstate(all="ignore"):
-        array = np.array(value, dtype=dtype)
+    if type(value) is bool or (type(value) in (int, float) and -65504 <= value <= 65504):
+        array = np.array(value, dtype=dtype)  # in every dtype's range: no overflow to silence
+    else:
+        with np.errstate(all="ignore"):
+            array = np.array(value, dtype=dtype)
     out = Array._from_host(array, ShapedArray((), dtype, weak and dtype != np.bool_))
     if weak and type(value) in (float, complex) and dtypes.issubdtype(dtype, np.inexact):
         out._python_value = value
@@ -43,12 +46,12 @@ def as_operand(x):
         return x
     if type(x) in _PY_SCALARS:
         return scalar_like(x, dtypes.canonicalize_dtype(dtypes.dtype(x)))
-    if hasattr(x, "__jax_array__"):
+    if type(x) is not np.ndarray and hasattr(x, "__jax_array__"):
         return as_operand(x.__jax_array__())
     memo = getattr(current_trace(), "host_operands", None)
     if memo is not None and id(x) in memo:
         return memo[id(x)][1]
-    array = np.asarray(x)
+    array = x if type(x) is np.ndarray else np.asarray(x)
     if array.dtype == object:
         raise TypeError(f"Value {x!r} of type {type(x)} is not a valid JAX type")
     dtype = dtypes.canonicalize_dtype(array.dtype)

@@ -179,6 +179,10 @@ _where = staged(_where_impl)
 def promote_args(name, *args):
     if len(args) == 1 and isinstance(args[0], (Array, Tracer)):
         return list(args)
+    if len(args) == 2:
+        promoted = _promote_pair_quickly(*args)
+        if promoted is not None:
+            return promoted
     check_arraylike(name, *args)
     return promote_shapes(name, *promote_dtypes(*args))
 
@@ -186,6 +190,26 @@ def promote_args(name, *args):
 def promote_args_numeric(name, *args):
     check_arraylike(name, *args)
     return promote_shapes(name, *promote_dtypes_numeric(*args))
+
+
+# The dtype kinds that a Python scalar of each type leaves unchanged when it meets an array of that kind (JAX's
+# weak typing: ``x * 2`` keeps x's dtype, ``int8_array + 2.0`` does not); bfloat16 and float8 have kind "V".
+_KINDS_KEPT_BY_SCALAR = {bool: "biufcV", int: "iufcV", float: "fcV"}
+
+
+def _promote_pair_quickly(x, y):
+    """``promote_shapes(promote_dtypes(x, y))`` for the common operator calls, ``None`` for the others: arrays of
+    one dtype and rank (nothing to do), or an array and a Python scalar that takes its dtype."""
+    x_array, y_array = isinstance(x, (Array, Tracer)), isinstance(y, (Array, Tracer))
+    if x_array and y_array:
+        a, b = x.aval, y.aval
+        return [x, y] if a.dtype == b.dtype and a.weak_type == b.weak_type and a.ndim == b.ndim else None
+    array, scalar = (x, y) if x_array else (y, x)
+    kinds = _KINDS_KEPT_BY_SCALAR.get(type(scalar))
+    if not (x_array or y_array) or kinds is None or array.aval.dtype.kind not in kinds:
+        return None
+    scalar = lax._convert(scalar, array.aval.dtype, array.aval.weak_type)
+    return [array, scalar] if x_array else [scalar, array]
 
 
 def promote_args_inexact(name, *args):
