@@ -468,7 +468,9 @@ def bind(primitive: str, *args, **params):
 
 
 def bind1(primitive: str, *args, **params):
-    return bind(primitive, *args, **params)[0]
+    """``bind(...)[0]``, written out: every eager operation goes through here."""
+    trace = _stack[-1] if not _compile_time_eval or not evaluates_now(args) else _stack[0]
+    return trace.process(ops.OPS[primitive], args, params)[0]
 
 
 _compile_time_eval = []
