@@ -13,7 +13,7 @@ import ml_dtypes
 import numpy as np
 
 from irax.ir.avals import SUPPORTED_DTYPES, short_dtype_name  # noqa: F401
-from irax.ir.shapes import issubdtype as _lattice_issubdtype
+from irax.ir.shapes import issubdtype as _lattice_issubdtype, remembered
 
 from .config import config
 
@@ -256,25 +256,9 @@ def _extended_class(a):
     return kind if not isinstance(a, np.dtype) and isinstance(kind, type) and issubclass(kind, extended) else None
 
 
+@remembered
 def issubdtype(a, b) -> bool:
-    """``np.issubdtype`` that knows bfloat16 is a float and typed keys' dtypes are ``prng_key``s (remembered:
-    every eager operation asks it a few times)."""
-    try:
-        return _SUBDTYPE_ANSWERS[a, b]
-    except (KeyError, TypeError):
-        pass
-    answer = _issubdtype(a, b)
-    try:
-        _SUBDTYPE_ANSWERS[a, b] = answer
-    except TypeError:
-        pass
-    return answer
-
-
-_SUBDTYPE_ANSWERS = {}
-
-
-def _issubdtype(a, b) -> bool:
+    """``np.issubdtype`` that knows bfloat16 is a float and typed keys' dtypes are ``prng_key``s."""
     if a is None:
         return False
     if _extended_class(a) is not None:

@@ -6,6 +6,8 @@ the results' ``ShapedArray``s; it raises ``TypeError``/``ValueError`` as JAX's
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from .avals import ShapedArray, bfloat16
@@ -23,6 +25,27 @@ def _kind_names(kinds) -> str:
     return ", ".join(names)
 
 
+def remembered(query):
+    """``query(a, b)`` with its answers kept: the dtype questions every eager operation asks a few times. Unhashable
+    arguments are answered afresh."""
+    answers = {}
+
+    @functools.wraps(query)
+    def ask(a, b):
+        try:
+            return answers[a, b]
+        except (KeyError, TypeError):
+            pass
+        answer = query(a, b)
+        try:
+            answers[a, b] = answer
+        except TypeError:
+            pass
+        return answer
+    return ask
+
+
+@remembered
 def issubdtype(dtype, kind) -> bool:
     """``np.issubdtype`` that counts bfloat16 (an ml_dtypes type) as floating."""
     if dtype == bfloat16:
