@@ -166,7 +166,7 @@ class CompiledCall:
         from irax.runtime._native import rt
         self._variant_list = rt.VmVariantList
         self._buffer_view = rt.HalBufferView
-        self._invoke = self.executable.invoke if host_functions else self.executable.context.invoke
+        self._invoke = self.executable.invoke if host_functions else self.executable.invoke_context
 
     def _buffer(self, x, aval):
         if isinstance(x, Array):

@@ -5,6 +5,7 @@ from irax.ir.errors import ArtifactError
 
 from .device import Device, get_device
 from .host_callbacks import HostModule
+from .waiting import from_low_priority_thread
 
 
 class Executable:
@@ -29,6 +30,10 @@ class Executable:
         except RuntimeError as e:
             raise ArtifactError(f"{name}: compiled for a device or CPU this runtime cannot run "
                                 f"({str(e).split(';')[0]})") from None
+        # ``VmContext.invoke``, waited on away from the calling thread on the task driver (see ``waiting``); a
+        # program calling back into Python runs on the caller's thread, whose context its callbacks see
+        self.invoke_context = (from_low_priority_thread(self.context.invoke)
+                               if self.device.driver == "local-task" and self.host is None else self.context.invoke)
         self._functions = {}
 
     def function(self, name: str = "main"):
@@ -43,7 +48,7 @@ class Executable:
     def invoke(self, fn, args, results):
         """``VmContext.invoke``; a host callback's exception is raised as itself."""
         try:
-            self.context.invoke(fn, args, results)
+            self.invoke_context(fn, args, results)
         except RuntimeError as e:
             if self.host is None:
                 raise
