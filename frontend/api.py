@@ -455,7 +455,7 @@ class JitWrapped(Wrapped):
     def __call__(self, *args, **kwargs):
         if config.jax_disable_jit:
             return self._fun(*args, **kwargs)
-        if len(core._stack) > 1 and not (core._compile_time_eval and core.evaluates_now(tree_util.tree_leaves(
+        if core.tracing() and not (core._state.compile_time_eval and core.evaluates_now(tree_util.tree_leaves(
                 (args, kwargs)))):
             return self._call_under_trace(args, kwargs)
         if self._eager_inline:

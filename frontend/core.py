@@ -12,6 +12,7 @@ import contextlib
 import itertools
 import os
 import sys
+import threading
 
 import numpy as np
 
@@ -412,7 +413,16 @@ class JaxprTrace:
         return avals_out
 
 
-_stack: list = [EvalTrace()]
+class _TraceState(threading.local):
+    """Each thread's traces, innermost last (eager evaluation at the bottom), and its ``ensure_compile_time_eval``
+    depth: threads trace independently, as in JAX."""
+
+    def __init__(self):
+        self.stack = [EvalTrace()]
+        self.compile_time_eval = []
+
+
+_state = _TraceState()
 
 
 def _bind_array_module():
@@ -423,16 +433,22 @@ def _bind_array_module():
 
 
 def current_trace():
-    return _stack[-1]
+    return _state.stack[-1]
+
+
+def tracing() -> bool:
+    """Whether this thread is inside a trace."""
+    return len(_state.stack) > 1
 
 
 def push_trace(trace):
-    _stack.append(trace)
+    _state.stack.append(trace)
 
 
 def pop_trace(trace):
-    assert _stack[-1] is trace
-    _stack.pop()
+    stack = _state.stack
+    assert stack[-1] is trace
+    stack.pop()
     trace.active = False
 
 
@@ -447,7 +463,7 @@ def _has_effects(op, module) -> bool:
 def bind_with_bodies(primitive: str, module, operands, avals_out, params):
     """Applies a control-flow op whose bodies are functions of ``module``: records it under a trace, else
     evaluates it with the reference interpreter."""
-    trace = _stack[-1]
+    trace = _state.stack[-1]
     if isinstance(trace, JaxprTrace):
         return trace.emit(ops.OPS[primitive], operands, avals_out, params)
     arrays = []
@@ -463,33 +479,32 @@ def bind_with_bodies(primitive: str, module, operands, avals_out, params):
 
 def bind(primitive: str, *args, **params):
     """Applies ``primitive``: evaluates it, or records it under a trace."""
-    trace = _stack[-1] if not _compile_time_eval or not evaluates_now(args) else _stack[0]
+    stack = _state.stack
+    trace = stack[-1] if not _state.compile_time_eval or not evaluates_now(args) else stack[0]
     return trace.process(ops.OPS[primitive], args, params)
 
 
 def bind1(primitive: str, *args, **params):
     """``bind(...)[0]``, written out: every eager operation goes through here."""
-    trace = _stack[-1] if not _compile_time_eval or not evaluates_now(args) else _stack[0]
+    stack = _state.stack
+    trace = stack[-1] if not _state.compile_time_eval or not evaluates_now(args) else stack[0]
     return trace.process(ops.OPS[primitive], args, params)[0]
-
-
-_compile_time_eval = []
 
 
 def evaluates_now(leaves) -> bool:
     """Inside ``ensure_compile_time_eval``, whether an operation on ``leaves`` runs at once: none is a tracer."""
-    return bool(_compile_time_eval) and not any(isinstance(x, Tracer) for x in leaves)
+    return bool(_state.compile_time_eval) and not any(isinstance(x, Tracer) for x in leaves)
 
 
 @contextlib.contextmanager
 def ensure_compile_time_eval():
     """``jax.ensure_compile_time_eval``: under a trace, operations on concrete values run at once (their results
     are concrete arrays, usable in Python control flow); operations on tracers are still recorded."""
-    _compile_time_eval.append(True)
+    _state.compile_time_eval.append(True)
     try:
         yield
     finally:
-        _compile_time_eval.pop()
+        _state.compile_time_eval.pop()
 
 
 def new_module():

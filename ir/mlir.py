@@ -51,8 +51,8 @@ class _Lazy:
 ir = _Lazy("iree.compiler.ir")
 passmanager = _Lazy("iree.compiler.passmanager")
 
-_state = threading.local()
 _context = None
+_context_lock = threading.Lock()
 
 
 # The dialects whose ops irax's Python creates. A context loads these alone: the bindings' default loads every
@@ -65,11 +65,13 @@ def context():
     """The one MLIR context irax builds its modules in (jaxpr ops unregistered in C++)."""
     global _context
     if _context is None:
-        from .dialect import register_dialect
-        register_dialect()  # first: loading a dialect into the context looks up its Python module
-        ctx = ir.Context(load_on_create_dialects=LOADED_DIALECTS)
-        ctx.allow_unregistered_dialects = True
-        _context = ctx
+        with _context_lock:  # threads tracing their first functions at once make one context
+            if _context is None:
+                from .dialect import register_dialect
+                register_dialect()  # first: loading a dialect into the context looks up its Python module
+                ctx = ir.Context(load_on_create_dialects=LOADED_DIALECTS)
+                ctx.allow_unregistered_dialects = True
+                _context = ctx
     return _context
 
 
