@@ -69,17 +69,39 @@ def _unit_triangular_inverse(s, tri, width, lower=True, scale=None):
     return inverse
 
 
-def _gather_rows(s, a, order):
-    """``a[b, order[b, r], :]`` for each matrix ``b`` of the stack."""
+def _flat_rows(s, a, rows):
+    """The indices of rows ``rows[b, r]`` of each matrix ``b`` of the stack ``a`` among the stack's rows."""
+    batch, count = _shape(rows)
+    offsets = s.mul(s.iota((batch, count), 0), s.const(_shape(a)[1], _I32, (batch, count)))
+    return s.reshape(s.add(rows, offsets), (batch * count, 1))
+
+
+def _gather_rows(s, a, rows):
+    """``a[b, rows[b, r], :]`` for each matrix ``b`` of the stack."""
     batch, m, n = _shape(a)
-    flat = s.reshape(a, (batch * m, n))
-    offsets = s.mul(s.iota((batch, m), 0), s.const(m, _I32, (batch, m)))
-    index = s.reshape(s.add(order, offsets), (batch * m, 1))
+    count = _shape(rows)[1]
     numbers = ("#stablehlo.gather<offset_dims = [1], collapsed_slice_dims = [0], start_index_map = [0], "
                "index_vector_dim = 1>")
-    rows = s.op("stablehlo.gather", [flat, index], (batch * m, n), _dtype(a), dimension_numbers=numbers,
-                slice_sizes=[1, n], indices_are_sorted=False).result
-    return s.reshape(rows, (batch, m, n))
+    found = s.op("stablehlo.gather", [s.reshape(a, (batch * m, n)), _flat_rows(s, a, rows)], (batch * count, n),
+                 _dtype(a), dimension_numbers=numbers, slice_sizes=[1, n], indices_are_sorted=False).result
+    return s.reshape(found, (batch, count, n))
+
+
+def _scatter_rows(s, a, rows, values):
+    """``a`` with ``a[b, rows[b, r], :] = values[b, r, :]``: rows given twice must be given the same values."""
+    batch, m, n = _shape(a)
+    count = _shape(rows)[1]
+    numbers = ("#stablehlo.scatter<update_window_dims = [1], inserted_window_dims = [0], "
+               "scatter_dims_to_operand_dims = [0], index_vector_dim = 1>")
+    op = s.op("stablehlo.scatter", [s.reshape(a, (batch * m, n)), _flat_rows(s, a, rows),
+                                    s.reshape(values, (batch * count, n))], (batch * m, n), _dtype(a), regions=1,
+              scatter_dimension_numbers=numbers, indices_are_sorted=False, unique_indices=False)
+    scalar = tensor_type((), _dtype(a))
+    with s.loc:
+        block = op.regions[0].blocks.append(scalar, scalar)
+    ir.Operation.create("stablehlo.return", results=[], operands=[block.arguments[1]], loc=s.loc,
+                        ip=ir.InsertionPoint(block))
+    return s.reshape(op.result, (batch, m, n))
 
 
 def _concat(s, pieces, dim):
@@ -90,36 +112,24 @@ def _concat(s, pieces, dim):
     return s.op("stablehlo.concatenate", pieces, shape, _dtype(pieces[0]), dimension=dim).result
 
 
-def _argmax_rows(s, x):
-    """The first row of largest ``x`` (a NaN wins) in each matrix of a ``(batch, m)`` stack: one reduce."""
+def _pivot_row(s, x, panel):
+    """The first row ``i`` of largest ``x`` (a NaN wins) in each matrix of a ``(batch, m)`` stack, and column
+    ``i`` of each ``(c, m)`` matrix of ``panel``: one reduce, carrying the panel's columns beside ``x``."""
     batch, m = _shape(x)
-    dtype = _dtype(x)
-    operands = [x, s.iota((batch, m), 1), s.const(-np.inf, dtype), s.const(0, _I32)]
-    vt, it = tensor_type((), dtype), tensor_type((), _I32)
-    op = ir.Operation.create("stablehlo.reduce", results=[tensor_type((batch,), dtype), tensor_type((batch,), _I32)],
-                             operands=operands, attributes={"dimensions": ir.DenseI64ArrayAttr.get([1])}, regions=1,
-                             loc=s.loc, ip=s.ip)
+    dtype, panel_dtype = _dtype(x), _dtype(panel)
+    c = _shape(panel)[1]
+    payload = [s.reshape(s.window(panel, [0, r, 0], [batch, r + 1, m]), (batch, m)) for r in range(c)]
+    operands = [x, s.iota((batch, m), 1), *payload, s.const(-np.inf, dtype), s.const(0, _I32),
+                *[s.const(0, panel_dtype)] * c]
+    vt, it, pt = tensor_type((), dtype), tensor_type((), _I32), tensor_type((), panel_dtype)
+    results = [tensor_type((batch,), dtype), tensor_type((batch,), _I32)] + [tensor_type((batch,), panel_dtype)] * c
+    op = ir.Operation.create("stablehlo.reduce", results=results, operands=operands,
+                             attributes={"dimensions": ir.DenseI64ArrayAttr.get([1])}, regions=1, loc=s.loc, ip=s.ip)
     with s.loc:
-        block = op.regions[0].blocks.append(vt, it, vt, it)
-    _argminmax_body(s, block, vt, it, dtype, True)
-    return op.results[1]
-
-
-def _row_sums(s, xs):
-    """The sums over the last dimension of several ``(batch, r, m)`` arrays, as one reduce (one dispatch)."""
-    batch, r, _ = _shape(xs[0])
-    dtype = _dtype(xs[0])
-    scalar = tensor_type((), dtype)
-    op = ir.Operation.create("stablehlo.reduce", results=[tensor_type((batch, r), dtype)] * len(xs),
-                             operands=list(xs) + [s.const(0, dtype)] * len(xs),
-                             attributes={"dimensions": ir.DenseI64ArrayAttr.get([2])}, regions=1, loc=s.loc, ip=s.ip)
-    with s.loc:
-        block = op.regions[0].blocks.append(*[scalar] * (2 * len(xs)))
-    inner = s.child(ir.InsertionPoint(block))
-    args = list(block.arguments)
-    sums = [inner.add(a, b) for a, b in zip(args[:len(xs)], args[len(xs):])]
-    ir.Operation.create("stablehlo.return", results=[], operands=sums, loc=s.loc, ip=inner.ip)
-    return list(op.results)
+        block = op.regions[0].blocks.append(*([vt, it] + [pt] * c) * 2)
+    _argminmax_body(s, block, vt, it, dtype, True, [pt] * c)
+    row = _concat(s, [s.reshape(v, (batch, 1)) for v in op.results[2:]], 1)
+    return op.results[1], row
 
 
 def _padding(columns):
@@ -142,10 +152,10 @@ def _run_panels(e, state, columns, factor):
 
 def _panel(s, state, start, width, k_max):
     """Factors columns ``start .. start + width`` (``start`` a traced i32 scalar, ``width`` static) and applies
-    them to the rest of the matrix. Each column step is two reductions (the pivot row's index, the pivot row) and
-    one elementwise update of the panel; the panel carries its rows' original indices as an extra column (exact
-    in any float type computed here below 2**24 rows), so that the swaps reach the rest of the matrix as one
-    gather after the panel."""
+    them to the rest of the matrix. Each column step is one reduction (the pivot row's index and the pivot row)
+    and one elementwise update of the panel; the panel carries its rows' original indices as an extra column (exact
+    in any float type computed here below 2**24 rows), so that the swaps reach the rest of the matrix after the
+    panel as one gather and one scatter of the rows they moved."""
     pivots, perm, a = state
     batch, m, n = _shape(a)
     dtype = _dtype(a)
@@ -159,11 +169,11 @@ def _panel(s, state, start, width, k_max):
         k = s.add(start, s.const(j, _I32))
         kk, kk_p = s.at(k, (batch, m)), s.at(k, shape_p)
         col = s.reshape(s.window(panel, [0, j, 0], [batch, j + 1, m]), (batch, m))
-        i = _argmax_rows(s, s.where(s.cmp(rows, kk, "GE"), _magnitude(s, col), -np.inf))
+        i, row_i = _pivot_row(s, s.where(s.cmp(rows, kk, "GE"), _magnitude(s, col), -np.inf), panel)
+        row_k = s.slice(panel, [zero, zero, k], [batch, width + 1, None])
         pivots = s.select(s.cmp(s.iota((batch, k_max), 1), s.at(k, (batch, k_max)), "EQ"),
                           s.bcast(i, (batch, k_max), (0,)), pivots)
         is_k, is_i = s.cmp(rows_p, kk_p, "EQ"), s.cmp(rows_p, s.bcast(i, shape_p, (0,)), "EQ")
-        row_i, row_k = _row_sums(s, [s.where(is_i, panel, 0), s.where(is_k, panel, 0)])
         swapped = s.select(is_k, s.bcast(row_i, shape_p, (0, 1)), s.select(is_i, s.bcast(row_k, shape_p, (0, 1)),
                                                                              panel))
         at_i, at_k = [s.reshape(s.window(r, [0, j], [batch, j + 1]), (batch,)) for r in (row_i, row_k)]
@@ -183,7 +193,12 @@ def _panel(s, state, start, width, k_max):
     order = s.convert(s.real(s.reshape(s.window(panel, [0, width, 0], [batch, width + 1, m]), (batch, m))), _I32)
     panel = s.transpose_last(s.window(panel, [0, 0, 0], [batch, width, m]))
     perm = s.reshape(_gather_rows(s, s.reshape(perm, (batch, m, 1)), order), (batch, m))
-    a = s.update(_gather_rows(s, a, order), panel, [zero, zero, start])
+    # the swaps moved the panel's rows and their pivot rows alone: those rows are gathered and written back
+    moved = _concat(s, [s.add(s.iota((batch, width), 1), s.at(start, (batch, width))),
+                        s.slice(pivots, [zero, start], [batch, width])], 1)
+    sources = s.reshape(_gather_rows(s, s.reshape(order, (batch, m, 1)), moved), (batch, 2 * width))
+    a = _scatter_rows(s, a, moved, _gather_rows(s, a, sources))
+    a = s.update(a, panel, [zero, zero, start])
     end = s.add(start, s.const(width, _I32))
     strip = s.slice(a, [zero, start, zero], [batch, width, n])
     low = s.slice(panel, [zero, start, zero], [batch, width, width])

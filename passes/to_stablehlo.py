@@ -784,9 +784,13 @@ def _argminmax(ctx, x, *, axes, index_dtype):
     return ctx.emit("stablehlo.optimization_barrier", [op.results[1]], [op.results[1].type]).results[0]
 
 
-def _argminmax_body(ctx, block, vt, it, dtype, is_max):
+def _argminmax_body(ctx, block, vt, it, dtype, is_max, payload_types=()):
+    """The comparator of argmax (argmin) pairs (value, index), a NaN winning and ties going to the lower index;
+    ``payload_types``: values carried beside each pair, the winner's kept."""
     ip = ir.InsertionPoint(block)
-    av, ai, bv, bi = block.arguments
+    arguments = list(block.arguments)
+    half = len(arguments) // 2
+    (av, ai, *a_payload), (bv, bi, *b_payload) = arguments[:half], arguments[half:]
     bool_t = tensor_type((), np.dtype(np.bool_))
 
     def emit(name, operands, rtype, **attrs):
@@ -809,7 +813,8 @@ def _argminmax_body(ctx, block, vt, it, dtype, is_max):
     pick_a = emit("stablehlo.or", [better, emit("stablehlo.and", [equal, lower_index], bool_t)], bool_t)
     value = emit("stablehlo.select", [pick_a, av, bv], vt)
     index = emit("stablehlo.select", [pick_a, ai, bi], it)
-    ir.Operation.create("stablehlo.return", results=[], operands=[value, index], loc=ctx.loc, ip=ip)
+    payload = [emit("stablehlo.select", [pick_a, x, y], t) for x, y, t in zip(a_payload, b_payload, payload_types)]
+    ir.Operation.create("stablehlo.return", results=[], operands=[value, index, *payload], loc=ctx.loc, ip=ip)
 
 
 @lowering("dot_general")
