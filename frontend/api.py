@@ -431,6 +431,8 @@ class JitWrapped(Wrapped):
                              f"{both} appear in both static_argnames and donate_argnames")
         self._has_statics = bool(self._static_argnums or self._static_argnames)
         self._eager_inline = eager_inline
+        self._dispatches_directly = not (eager_inline or self._has_statics or self._donate_argnums or
+                                         self._donate_argnames)
         options = (self._static_argnums, self._static_argnames, self._donate_argnums, self._donate_argnames,
                    inline, keep_unused, eager_inline)
         # traces and compiled calls by key; by (x64, avals of positional Array arguments); by caller's module
@@ -453,6 +455,10 @@ class JitWrapped(Wrapped):
         return key, leaves, args, kwargs, statics
 
     def __call__(self, *args, **kwargs):
+        if self._dispatches_directly and not kwargs and len(core._state.stack) == 1 and not config.jax_disable_jit:
+            entry = self._flat_cache.get(_flat_key(args))
+            if entry is not None:  # the fast path: a call like an earlier one, outside any trace
+                return entry.call_arrays(args)
         if config.jax_disable_jit:
             return self._fun(*args, **kwargs)
         if core.tracing() and not (core._state.compile_time_eval and core.evaluates_now(tree_util.tree_leaves(
