@@ -121,9 +121,8 @@ def _reduction(a, name, op, init_val, *, has_identity=True, preproc=None, bool_o
         computation_dtype = result_dtype
     a = convert_element_type(a, computation_dtype)
     op = op if computation_dtype != np.bool_ else bool_op
-    init = _reduction_init_val(a, init_val)
     if where_ is not None:
-        a = _where(where_, a, init)
+        a = _where(where_, a, _reduction_init_val(a, init_val))
     result = _REDUCERS[op](a, dims)
     if initial is not None:
         initial_arr = convert_element_type(_host_cast(initial, a.dtype), a.dtype)

@@ -28,6 +28,8 @@ def convert(x, dtype, weak_type=False):
     """JAX's ``_convert_element_type``, with its constant folding: a concrete 0-d array (a Python
     scalar made an array, say) converts on the host, so a jaxpr shows a literal, not an equation."""
     dtype = np.dtype(dtype)
+    if isinstance(x, (Array, Tracer)) and x.aval.dtype == dtype and x.aval.weak_type == weak_type:
+        return x
     if type(x) is Array and x.ndim == 0 and x._npy is not None and (x.dtype, x.weak_type) != (dtype, weak_type):
         host = np.asarray(x._npy)
         if dtypes.issubdtype(host.dtype, np.complexfloating) and not dtypes.issubdtype(dtype, np.complexfloating):
@@ -53,6 +55,8 @@ def promote_dtypes(*args):
 
 def promote_dtypes_numeric(*args):
     """As ``promote_dtypes``, but booleans become int32 (JAX's ``to_numeric_dtype``)."""
+    if len(args) == 1 and isinstance(args[0], (Array, Tracer)) and args[0].aval.dtype != np.bool_:
+        return list(args)
     dtype, weak = dtypes.result_type(*args, return_weak_type_flag=True)
     dtype = np.dtype(np.int32) if dtype == np.bool_ else dtype
     return [convert(a, dtype, weak) for a in args]
