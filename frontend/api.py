@@ -468,10 +468,7 @@ class JitWrapped(Wrapped):
             return self._fun(*args, **kwargs)
         if self._donate_argnums or self._donate_argnames:
             return self._call_donating(args, kwargs)
-        flat_key = None if kwargs else _flat_key(args)
-        entry = self._flat_cache.get(flat_key)
-        if entry is not None:
-            return entry.call_arrays(args)
+        flat_key = None if kwargs else _flat_key(args)  # calls seen before took the fast path above
         entry, leaves = self._lookup(args, kwargs)
         if not self._has_statics and flat_key is not None and len(leaves) == len(args):
             self._flat_cache[flat_key] = entry

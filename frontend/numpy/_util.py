@@ -30,7 +30,7 @@ def convert(x, dtype, weak_type=False):
     dtype = np.dtype(dtype)
     if isinstance(x, (Array, Tracer)) and x.aval.dtype == dtype and x.aval.weak_type == weak_type:
         return x
-    if type(x) is Array and x.ndim == 0 and x._npy is not None and (x.dtype, x.weak_type) != (dtype, weak_type):
+    if type(x) is Array and x.ndim == 0 and x._npy is not None:
         host = np.asarray(x._npy)
         if dtypes.issubdtype(host.dtype, np.complexfloating) and not dtypes.issubdtype(dtype, np.complexfloating):
             host = host.real
